@@ -1,0 +1,43 @@
+# trackerlab — the two commands are `make report` (render every report) and `make test`.
+# Both create .venv from pyproject.toml on first use; later runs only check a stamp file.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.trackerlab-installed
+PROFILE ?= default
+ARGS ?=
+PYTEST_ARGS ?= -n 2
+# This machine's pip config lists optional local indexes; drop pip's notes about them.
+PIP_NOISE := is ignored: it is neither a file nor a directory
+
+.PHONY: report test lab lint bench check-java env
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "trackerlab: Python 3.11 or newer is needed, found " + sys.version.split()[0])'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "trackerlab: installing dependencies into $(VENV) (first run only; pyspark is a 450 MB download)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
+	@touch $(STAMP)
+
+check-java:
+	@$(PYTHON) lib/trackerlab/javacheck.py
+
+## make report [PROFILE=smoke|default|large] [ARGS='--only overview']
+report: $(STAMP) check-java
+	@$(BIN)/trackerlab report --profile $(PROFILE) $(ARGS)
+
+## make test [PYTEST_ARGS='-k profiles']
+test: $(STAMP) check-java
+	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## make lab: JupyterLab on the same environment, opened on notebooks/
+lab: $(STAMP)
+	@$(BIN)/jupyter lab --notebook-dir=notebooks
+
+lint: $(STAMP)
+	@$(BIN)/ruff check lib tests && $(BIN)/ruff format --check lib tests

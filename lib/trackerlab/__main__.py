@@ -1,0 +1,5 @@
+"""``python -m trackerlab`` is the same as the ``trackerlab`` console script."""
+
+from trackerlab.cli import main
+
+raise SystemExit(main())

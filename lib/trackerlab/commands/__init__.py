@@ -1,0 +1,1 @@
+"""Subcommands of the ``trackerlab`` CLI, one module each (see ``trackerlab.cli``)."""

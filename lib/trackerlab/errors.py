@@ -1,0 +1,9 @@
+"""The one error type the CLI turns into a one-line message and exit code 2."""
+
+
+class UsageError(Exception):
+    """Bad input from a user: a parameter outside its range, an unknown name, a missing file.
+
+    The message names the parameter and what is allowed. ``trackerlab`` prints it as
+    ``trackerlab: <message>`` on stderr, without a traceback, and exits with code 2.
+    """

@@ -1,0 +1,1 @@
+"""Published numbers, the functions that reproduce them, and benchmarks."""

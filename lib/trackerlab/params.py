@@ -1,0 +1,83 @@
+"""Validation of parameters shared by the CLI, the notebooks and Spark sweeps.
+
+Every check raises :class:`~trackerlab.errors.UsageError` with a message that names the
+parameter, the allowed range and the value received, so that all entry points report bad
+input the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from numbers import Integral, Real
+from typing import TypeVar
+
+from trackerlab.errors import UsageError
+
+T = TypeVar("T")
+
+
+def _range_text(lo: float | None, hi: float | None, *, lo_open: bool = False) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo}..{hi}" if not lo_open else f"> {lo} and <= {hi}"
+    if lo is not None:
+        return f"> {lo}" if lo_open else f">= {lo}"
+    if hi is not None:
+        return f"<= {hi}"
+    return "any value"
+
+
+def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
+    """Return ``value`` as an int in ``lo..hi`` (inclusive), or raise UsageError."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        if (isinstance(value, float) and value.is_integer()) or (
+            isinstance(value, str) and value.strip().lstrip("+-").isdigit()
+        ):
+            value = int(value)
+        else:
+            raise UsageError(f"{name} must be an integer in {_range_text(lo, hi)}, got {value!r}")
+    value = int(value)
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise UsageError(f"{name} must be an integer in {_range_text(lo, hi)}, got {value}")
+    return value
+
+
+def check_float(
+    name: str,
+    value: object,
+    lo: float | None = None,
+    hi: float | None = None,
+    *,
+    lo_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the range, or raise UsageError.
+
+    ``lo_open=True`` makes the lower bound exclusive (``> lo``), as for rates.
+    """
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        number = float(value) if isinstance(value, (Real, str)) else math.nan
+    except ValueError:
+        number = math.nan
+    rng = _range_text(lo, hi, lo_open=lo_open)
+    if not math.isfinite(number):
+        raise UsageError(f"{name} must be a number {rng}, got {value!r}")
+    too_low = lo is not None and (number <= lo if lo_open else number < lo)
+    if too_low or (hi is not None and number > hi):
+        raise UsageError(f"{name} must be a number {rng}, got {value}")
+    return number
+
+
+def check_positive(name: str, value: object) -> float:
+    """Return ``value`` as a float > 0 (rates, durations), or raise UsageError."""
+    return check_float(name, value, 0, None, lo_open=True)
+
+
+def check_choice(name: str, value: object, choices: Iterable[T]) -> T:
+    """Return ``value`` if it is one of ``choices``, or raise UsageError listing them."""
+    options = list(choices)
+    if value not in options:
+        listed = ", ".join(str(c) for c in options)
+        raise UsageError(f"unknown {name} {value!r}; choose one of: {listed}")
+    return value  # type: ignore[return-value]

@@ -1,0 +1,39 @@
+"""Where the repository's folders are: notebooks, data, reports.
+
+The package is installed in editable mode from the repository, so the repository root is
+two levels above this file. ``TRACKERLAB_ROOT`` overrides it (for tests and for installs
+outside a checkout).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def repo_root() -> Path:
+    """The repository root: ``$TRACKERLAB_ROOT`` or the folder holding ``lib/trackerlab``."""
+    env = os.environ.get("TRACKERLAB_ROOT")
+    if env:
+        return Path(env).resolve()
+    return Path(__file__).resolve().parents[2]
+
+
+def notebooks_dir() -> Path:
+    """The committed, output-free notebooks."""
+    return repo_root() / "notebooks"
+
+
+def data_dir() -> Path:
+    """Inputs (``data/published``) and experiment results (``data/sweeps``)."""
+    return repo_root() / "data"
+
+
+def reports_dir() -> Path:
+    """Executed notebooks, their HTML and ``index.html``."""
+    return repo_root() / "reports"
+
+
+def published_csv() -> Path:
+    """The project's copy of every number the seeds publish."""
+    return data_dir() / "published" / "published_numbers.csv"

@@ -1,0 +1,108 @@
+"""Discovery of the project's notebooks and inspection of their ``parameters`` cells.
+
+A notebook's parameters are the assignments in the cell tagged ``parameters`` (papermill's
+convention). They must be literals: papermill injects overrides in a cell *after* it, so a
+derived value there would silently keep its default (see papermill's "parameterize" docs).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from trackerlab.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a notebook: its name, default value and help text."""
+
+    name: str
+    default: object
+    help: str = ""
+
+    @property
+    def type_name(self) -> str:
+        return type(self.default).__name__
+
+
+@dataclass(frozen=True)
+class NotebookInfo:
+    """A notebook file, its title (first markdown heading) and its parameters in order."""
+
+    name: str
+    path: Path
+    title: str
+    parameters: tuple[Parameter, ...]
+
+    def parameter(self, name: str) -> Parameter | None:
+        return next((p for p in self.parameters if p.name == name), None)
+
+
+def discover(notebooks_dir: Path) -> dict[str, Path]:
+    """Map notebook name (file stem) to path, for every ``*.ipynb`` in ``notebooks_dir``."""
+    if not notebooks_dir.is_dir():
+        raise UsageError(f"notebooks folder {notebooks_dir} does not exist")
+    return {p.stem: p for p in sorted(notebooks_dir.glob("*.ipynb"))}
+
+
+def parameters_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
+    """The first code cell tagged ``parameters``, or None."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
+            return cell
+    return None
+
+
+def parse_parameters(source: str, where: str) -> tuple[Parameter, ...]:
+    """Parse a parameters cell: only ``name = literal`` lines, each with an optional comment.
+
+    Raises ValueError naming ``where`` and the line if a statement is anything else.
+    """
+    lines = source.splitlines()
+    params = []
+    for node in ast.parse(source).body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if not isinstance(target, ast.Name) or value is None:
+            raise ValueError(f"{where}: parameters cell line {node.lineno} is not `name = literal`")
+        try:
+            default = ast.literal_eval(value)
+        except ValueError as exc:
+            raise ValueError(
+                f"{where}: parameter {target.id} (line {node.lineno}) must be a literal"
+            ) from exc
+        comment = lines[node.lineno - 1].partition("#")[2].strip()
+        params.append(Parameter(target.id, default, comment))
+    return tuple(params)
+
+
+def papermill_parameters(path: Path) -> dict[str, dict[str, str]]:
+    """papermill's own inspection of the parameters cell (names, default source, help)."""
+    import papermill
+
+    return papermill.inspect_notebook(str(path))
+
+
+def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
+    """The text of the first markdown heading, or ``default``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return default
+
+
+def inspect(path: Path) -> NotebookInfo:
+    """Read a notebook's title and parameters (the same cell papermill injects after)."""
+    nb = nbformat.read(path, as_version=4)
+    cell = parameters_cell(nb)
+    params = parse_parameters(cell.source, path.name) if cell is not None else ()
+    return NotebookInfo(path.stem, path, notebook_title(nb, path.stem), params)

@@ -1,0 +1,139 @@
+"""Report profiles: named sets of notebook parameters, kept in one reviewed file.
+
+``notebooks/profiles.yaml`` maps a profile name (``smoke``, ``default``, ``large``) to a
+description and per-notebook parameter values. A notebook a profile does not mention runs
+with the defaults of its parameters cell. Every value is checked against the type of the
+parameter's default before anything runs, so a typo fails fast with exit code 2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from trackerlab.errors import UsageError
+from trackerlab.reporting.notebooks import NotebookInfo, Parameter
+
+PROFILE_FILE = "profiles.yaml"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A named profile: its description and ``{notebook: {parameter: value}}``."""
+
+    name: str
+    description: str
+    notebooks: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+
+
+def load_profiles(path: Path) -> dict[str, Profile]:
+    """Read every profile from ``path``; raise UsageError if the file is missing or malformed."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise UsageError(f"profile file {path} not found") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"profile file {path} is not valid YAML: {exc}".splitlines()[0]) from None
+    if not isinstance(raw, dict):
+        raise UsageError(f"profile file {path} must map profile names to settings")
+    profiles = {}
+    for name, body in raw.items():
+        body = body or {}
+        notebooks = body.get("notebooks") or {} if isinstance(body, dict) else None
+        if not isinstance(notebooks, dict):
+            raise UsageError(f"{path}: profile {name!r} must have a 'notebooks' mapping")
+        for nb_name, params in notebooks.items():
+            if params is not None and not isinstance(params, dict):
+                raise UsageError(f"{path}: {name}.{nb_name} must map parameter names to values")
+        profiles[str(name)] = Profile(
+            str(name),
+            str(body.get("description", "")),
+            {str(k): dict(v or {}) for k, v in notebooks.items()},
+        )
+    return profiles
+
+
+def coerce(param: Parameter, value: object, where: str) -> object:
+    """Check ``value`` against the type of ``param.default``; ints widen to floats.
+
+    Raises UsageError naming ``where`` (e.g. ``negative_acks.rate_per_ms``) and both types.
+    """
+    default = param.default
+    if default is None:
+        return value
+    expected = type(default)
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, (list, tuple)):
+        ok, expected = isinstance(value, (list, tuple)), list
+    else:
+        ok = isinstance(value, expected)
+    if not ok:
+        raise UsageError(
+            f"parameter {where} must be {expected.__name__} (default {default!r}), "
+            f"got {value!r} ({type(value).__name__})"
+        )
+    return value
+
+
+def parse_override(text: str) -> tuple[str | None, str, object]:
+    """Parse ``-p [NOTEBOOK:]NAME=VALUE``; VALUE is read as a YAML scalar (10, 0.5, true, abc)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {text!r}")
+    notebook, _, name = key.rpartition(":")
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        value = raw
+    return (notebook or None), name, value
+
+
+def resolve(
+    profile: Profile,
+    notebooks: Mapping[str, NotebookInfo],
+    selected: Iterable[str],
+    overrides: Iterable[str] = (),
+) -> dict[str, dict[str, object]]:
+    """Parameters for each selected notebook: profile values, then ``-p`` overrides.
+
+    Raises UsageError for a profile entry naming an unknown notebook or parameter, an
+    override that matches no selected notebook, or a value of the wrong type.
+    """
+    for nb_name in profile.notebooks:
+        if nb_name not in notebooks:
+            raise UsageError(f"profile {profile.name} names unknown notebook {nb_name!r}")
+    selected = list(selected)
+    result: dict[str, dict[str, object]] = {}
+    for nb_name in selected:
+        info = notebooks[nb_name]
+        params = {}
+        for key, value in profile.notebooks.get(nb_name, {}).items():
+            param = info.parameter(key)
+            if param is None:
+                known = ", ".join(p.name for p in info.parameters) or "none"
+                raise UsageError(
+                    f"profile {profile.name}: notebook {nb_name} has no parameter {key!r} "
+                    f"(parameters: {known})"
+                )
+            params[key] = coerce(param, value, f"{nb_name}.{key}")
+        result[nb_name] = params
+    for text in overrides:
+        target, key, value = parse_override(text)
+        hits = [n for n in selected if (target in (None, n)) and notebooks[n].parameter(key)]
+        if not hits:
+            where = f"notebook {target}" if target else "any selected notebook"
+            raise UsageError(f"-p {text}: {where} has no parameter {key!r}")
+        for nb_name in hits:
+            param = notebooks[nb_name].parameter(key)
+            assert param is not None
+            result[nb_name][key] = coerce(param, value, f"{nb_name}.{key}")
+    return result

@@ -1,0 +1,237 @@
+"""Execute notebooks with papermill, export standalone HTML, and publish them atomically.
+
+For each selected notebook the run writes ``NAME.ipynb`` (executed), ``NAME.html``
+(standalone, figures embedded as data URIs) and ``NAME.json`` (profile, parameters,
+headline figures, run date, git commit, library versions) into a staging copy of the
+output folder, rebuilds ``index.html`` and swaps the folder into place
+(:mod:`trackerlab.reporting.publish`). A failing notebook leaves its previous report in
+place; its executed copy goes to ``_failed/`` and the run exits non-zero.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from trackerlab.errors import UsageError
+from trackerlab.reporting import notebooks as nbs
+from trackerlab.reporting.index import FAILED_DIR, write_index
+from trackerlab.reporting.profiles import PROFILE_FILE, load_profiles, resolve
+from trackerlab.reporting.publish import check_writable, staged
+
+KERNEL_NAME = "trackerlab-python"
+
+
+@dataclass
+class Failure:
+    """A notebook that raised: where, and the one-line reason."""
+
+    name: str
+    cell: str
+    error: str
+
+
+@dataclass
+class ReportResult:
+    """What a run published: the index path, the notebooks that succeeded and the failures."""
+
+    index: Path
+    published: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+
+
+def plan(
+    profile_name: str,
+    only: Sequence[str] | None,
+    notebooks_dir: Path,
+    overrides: Sequence[str] = (),
+) -> tuple[dict[str, nbs.NotebookInfo], dict[str, dict[str, object]]]:
+    """Validate a run before executing anything: profile, names and parameter types."""
+    found = nbs.discover(notebooks_dir)
+    profiles = load_profiles(notebooks_dir / PROFILE_FILE)
+    if profile_name not in profiles:
+        raise UsageError(f"unknown profile {profile_name!r}; choose one of: {', '.join(profiles)}")
+    selected = list(only) if only else list(found)
+    unknown = [n for n in selected if n not in found]
+    if unknown:
+        raise UsageError(
+            f"unknown notebook {unknown[0]!r}; choose from: {', '.join(found) or '(none)'}"
+        )
+    infos = {}
+    for name, path in found.items():
+        try:
+            infos[name] = nbs.inspect(path)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    params = resolve(profiles[profile_name], infos, selected, overrides)
+    return infos, params
+
+
+@contextlib.contextmanager
+def _private_kernel() -> Iterator[None]:
+    """Register a kernelspec that runs this interpreter, so reports never pick another Python.
+
+    A user-level ``python3`` kernelspec (``~/.local/share/jupyter/kernels``) would otherwise
+    win over this environment's; ``JUPYTER_PATH`` entries are searched first.
+    """
+    saved = os.environ.get("JUPYTER_PATH")
+    with tempfile.TemporaryDirectory(prefix="trackerlab-kernel-") as folder:
+        spec_dir = Path(folder) / "kernels" / KERNEL_NAME
+        spec_dir.mkdir(parents=True)
+        spec = {
+            "argv": [
+                sys.executable,
+                "-m",
+                "ipykernel_launcher",
+                "-f",
+                "{connection_file}",
+                "--IPKernelApp.log_level=ERROR",
+            ],
+            "display_name": "Python 3 (trackerlab)",
+            "language": "python",
+        }
+        (spec_dir / "kernel.json").write_text(json.dumps(spec))
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (folder, saved) if p)
+        try:
+            yield
+        finally:
+            if saved is None:
+                os.environ.pop("JUPYTER_PATH", None)
+            else:
+                os.environ["JUPYTER_PATH"] = saved
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _export_html(nb_path: Path, html_path: Path) -> None:
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(nb_path, as_version=4)
+    body, _ = HTMLExporter(template_name="lab", embed_images=True).from_notebook_node(nb)
+    html_path.write_text(body, encoding="utf-8")
+
+
+def _restore_kernelspec(nb_path: Path, original: Path) -> None:
+    """Give the executed copy the source notebook's kernelspec (not the private one)."""
+    import nbformat
+
+    nb = nbformat.read(nb_path, as_version=4)
+    src = nbformat.read(original, as_version=4)
+    if "kernelspec" in src.metadata:
+        nb.metadata["kernelspec"] = src.metadata["kernelspec"]
+    nbformat.write(nb, nb_path)
+
+
+def _failed_cell(executed: Path, exc: Exception) -> str:
+    """'cell N (In [k]): first line' with N counted 1-based in the *source* notebook."""
+    import nbformat
+
+    index = getattr(exc, "cell_index", 0)
+    nb = nbformat.read(executed, as_version=4)
+    injected = sum("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells[:index])
+    first_line = (getattr(exc, "source", "") or "").strip().splitlines()[:1]
+    where = f"cell {index - injected + 1}"
+    if getattr(exc, "exec_count", None):
+        where += f" (In [{exc.exec_count}])"
+    return where + (f" `{first_line[0][:60]}`" if first_line else "")
+
+
+def execute_one(
+    info: nbs.NotebookInfo,
+    params: dict[str, object],
+    stage: Path,
+    profile: str,
+    provenance: dict[str, object],
+) -> Failure | None:
+    """Run one notebook into ``stage``; return a Failure instead of raising on cell errors."""
+    import nbformat
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from trackerlab.reporting.headline import read_headlines
+
+    work = stage / FAILED_DIR / f".{info.name}.running.ipynb"
+    work.parent.mkdir(exist_ok=True)
+    started, t0 = _now(), time.monotonic()
+    meta = {
+        "name": info.name,
+        "title": info.title,
+        "profile": profile,
+        "parameters": params,
+        "started": started,
+        **provenance,
+    }
+    try:
+        papermill.execute_notebook(
+            str(info.path),
+            str(work),
+            parameters=params,
+            kernel_name=KERNEL_NAME,
+            language="python",
+            cwd=str(info.path.parent),
+            progress_bar=False,
+        )
+    except PapermillExecutionError as exc:
+        cell = _failed_cell(work, exc)
+        error = f"{exc.ename}: {exc.evalue}".splitlines()[0][:300]
+        work.replace(stage / FAILED_DIR / f"{info.name}.ipynb")
+        meta.update(finished=_now(), duration_s=time.monotonic() - t0, error=f"{cell}: {error}")
+        (stage / FAILED_DIR / f"{info.name}.json").write_text(json.dumps(meta, indent=2))
+        return Failure(info.name, cell, error)
+    _restore_kernelspec(work, info.path)
+    meta.update(
+        finished=_now(),
+        duration_s=time.monotonic() - t0,
+        headlines=read_headlines(nbformat.read(work, as_version=4)),
+    )
+    _export_html(work, stage / f"{info.name}.html")
+    work.replace(stage / f"{info.name}.ipynb")
+    (stage / f"{info.name}.json").write_text(json.dumps(meta, indent=2, default=str))
+    for stale in (stage / FAILED_DIR).glob(f"{info.name}.*"):
+        stale.unlink()
+    return None
+
+
+def run_report(
+    profile: str = "default",
+    only: Sequence[str] | None = None,
+    out: Path | None = None,
+    notebooks_dir: Path | None = None,
+    overrides: Sequence[str] = (),
+    log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True),
+) -> ReportResult:
+    """Execute, export and publish; see the module docstring for the guarantees."""
+    from trackerlab.paths import notebooks_dir as default_notebooks
+    from trackerlab.paths import reports_dir
+    from trackerlab.provenance import git_commit, library_versions
+
+    notebooks_dir = Path(notebooks_dir or default_notebooks()).resolve()
+    out = Path(out or reports_dir()).resolve()
+    infos, params = plan(profile, only, notebooks_dir, overrides)
+    check_writable(out)
+    provenance = {"git_commit": git_commit(), "versions": library_versions()}
+    result = ReportResult(index=out / "index.html")
+    with _private_kernel(), staged(out) as stage:
+        for i, name in enumerate(params, 1):
+            log(f"[{i}/{len(params)}] {name} (profile {profile}) ...")
+            t0 = time.monotonic()
+            failure = execute_one(infos[name], params[name], stage, profile, provenance)
+            if failure:
+                result.failures.append(failure)
+                log(f"[{i}/{len(params)}] {name} FAILED in {failure.cell}: {failure.error}")
+            else:
+                result.published.append(name)
+                log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
+        write_index(stage)
+    return result

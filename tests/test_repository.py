@@ -1,0 +1,80 @@
+"""Repository conventions: clean notebooks, literal parameters, environment.yml in sync."""
+
+import ast
+import json
+import re
+import tomllib
+
+import nbformat
+import pytest
+import yaml
+
+from trackerlab.reporting.notebooks import discover, inspect, papermill_parameters
+
+from .conftest import FIXTURE_NOTEBOOKS, REPO
+
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted(FIXTURE_NOTEBOOKS.glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_committed_notebook_has_no_outputs(path):
+    nb = json.loads(path.read_text())
+    dirty = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)
+    ]
+    assert not dirty, f"{path.name}: cells {dirty} carry outputs; commit notebooks stripped"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_parameters_cell_is_literal_and_matches_papermill(path):
+    info = inspect(path)  # raises on a non-literal parameter
+    if path.parent.name == "notebooks" and path.parent.parent == REPO:
+        assert info.parameters, f"{path.name} has no tagged parameters cell"
+    pm = papermill_parameters(path)
+    assert list(pm) == [p.name for p in info.parameters]
+    for p in info.parameters:
+        assert ast.literal_eval(pm[p.name]["default"]) == p.default
+
+
+def test_every_project_notebook_has_a_title_and_story():
+    for name, path in discover(REPO / "notebooks").items():
+        nb = nbformat.read(path, as_version=4)
+        assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# "), name
+        assert sum(c.cell_type == "markdown" for c in nb.cells) >= 2, f"{name}: tell the story"
+
+
+def _requirement_set(reqs):
+    return {re.sub(r"\s+", "", r).lower() for r in reqs}
+
+
+def test_environment_yml_mirrors_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = _requirement_set(project["dependencies"] + project["optional-dependencies"]["dev"])
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    conda = [d for d in env["dependencies"] if isinstance(d, str)]
+    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
+    assert _requirement_set(r for r in pip if not r.startswith("-e")) == wanted
+    assert "python=3.11" in conda and any(d.startswith("openjdk=17") for d in conda)
+
+
+def test_published_numbers_copy_matches_spec():
+    spec = REPO.parent / "shared" / "spec" / "published_numbers.csv"
+    ours = REPO / "data" / "published" / "published_numbers.csv"
+    rows = ours.read_text().splitlines()
+    assert rows[0].startswith("id,seed,system,quantity,parameters,published,unit,kind,note")
+    assert len(rows) == 58  # N01..N57
+    if spec.exists():  # the shared spec is not part of a clone; CI checks the copy alone
+        assert spec.read_text() == ours.read_text()
+
+
+def test_readme_first_screen_has_the_two_commands():
+    readme = (REPO / "README.md").read_text().splitlines()[:40]
+    text = "\n".join(readme)
+    assert "make report" in text and "make test" in text
+
+
+def test_ci_runs_the_readme_test_command():
+    ci = (REPO / ".ci" / "run").read_text()
+    assert re.search(r"^make test\b", ci, re.M)
