@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from trackerlab.errors import UsageError
-    from trackerlab.sizing.registry import build, structures
+    from trackerlab.sizing.registry import SIZE_COLUMNS, build, structures
 
     if args.list or not args.structure:
         known = structures()
@@ -113,13 +113,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"structure          {result.structure}")
     print(f"entries            {result.entries}")
-    for column in (
-        "python_bytes",
-        "jvm_bytes",
-        "jvm_direct_bytes",
-        "theory_bytes",
-        "theory_corrected_bytes",
-    ):
+    for column in SIZE_COLUMNS:
         value = row[column]
         if value is None:
             continue

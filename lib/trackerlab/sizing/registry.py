@@ -57,6 +57,16 @@ class SizeRequest:
         return LAYOUTS[self.layout]
 
 
+#: The byte columns of a SizeResult, in display order.
+SIZE_COLUMNS = (
+    "python_bytes",
+    "jvm_bytes",
+    "jvm_direct_bytes",
+    "theory_bytes",
+    "theory_corrected_bytes",
+)
+
+
 @dataclass
 class SizeResult:
     """The three columns for one structure; ``entries`` is what bytes-per-entry divides by."""
@@ -77,13 +87,7 @@ class SizeResult:
 
     def as_dict(self) -> dict[str, object]:
         row = asdict(self)
-        for column in (
-            "python_bytes",
-            "jvm_bytes",
-            "jvm_direct_bytes",
-            "theory_bytes",
-            "theory_corrected_bytes",
-        ):
+        for column in SIZE_COLUMNS:
             row[column.replace("_bytes", "_bytes_per_entry")] = self.per_entry(row[column])
         return row
 
