@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         groups = ", ".join(f"{g}-*" for g in GROUPS)
         raise UsageError(
-            f"--only: no case matches {exc.args[0]!r}; use case names or globs such as "
+            f"jvm-check: --only: no case matches {exc.args[0]!r}; use case names or globs like "
             f"{groups} (trackerlab jvm-check --list shows all {len(CASES)})"
         ) from None
     if args.list:

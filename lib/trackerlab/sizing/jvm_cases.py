@@ -16,6 +16,7 @@ import fnmatch
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -99,51 +100,50 @@ class CaseResult:
 # --------------------------------------------------------------------------- case factories
 
 
-def _roaring(name: str, desc: str, values: Values, run_optimize=False, trim=False) -> ProbeCase:
+_BITMAP_CLASSES = {
+    "roaring": "RoaringBitmap",
+    "roaring64": "Roaring64Bitmap",
+    "navmap": "Roaring64NavigableMap",
+}
+
+
+def _bitmap(
+    group: str,
+    name: str,
+    desc: str,
+    values: Values,
+    run_optimize: bool = False,
+    trim: bool = False,
+    cardinality: bool = False,
+) -> ProbeCase:
+    """A RoaringBitmap / Roaring64Bitmap / Roaring64NavigableMap built by ``add`` of ``values``
+    in order, then ``runOptimize()``, ``trim()`` or a cardinality query as asked."""
+
     def model(layout: JvmLayout) -> int:
-        v = np.unique(values.numpy().astype(np.uint32))
-        chunks = jr.chunks_of(v)
-        return jr.roaring_bitmap_bytes(chunks, run_optimize=run_optimize, trim=trim, layout=layout)
-
-    return ProbeCase(
-        name,
-        "roaring",
-        f"RoaringBitmap, {desc}",
-        lambda p: p.builders.roaring(values.java(p), run_optimize, trim),
-        model,
-    )
-
-
-def _roaring64(name: str, desc: str, values: Values, run_optimize=False, trim=False) -> ProbeCase:
-    def model(layout: JvmLayout) -> int:
+        kw = {"run_optimize": run_optimize, "trim": trim, "layout": layout}
+        if group == "roaring":  # Java's (int) cast; the key order does not matter
+            return jr.roaring_bitmap_bytes(
+                jr.chunks_of(np.unique(values.numpy().astype(np.uint32))), **kw
+            )
         chunks = chunks_in_insertion_order(values.numpy())
-        return jr.roaring64_bitmap_bytes(
-            chunks, run_optimize=run_optimize, trim=trim, layout=layout
-        )
+        if group == "roaring64":
+            return jr.roaring64_bitmap_bytes(chunks, **kw)
+        return jr.roaring64_navigable_map_bytes(chunks, cardinalities_cached=cardinality, **kw)
 
-    return ProbeCase(
-        name,
-        "roaring64",
-        f"Roaring64Bitmap, {desc}",
-        lambda p: p.builders.roaring64(values.java(p), run_optimize, trim),
-        model,
-    )
+    def build(p: JvmProbe) -> Any:
+        b = p.builders
+        if group == "roaring":
+            return b.roaring(values.java(p), run_optimize, trim)
+        if group == "roaring64":
+            return b.roaring64(values.java(p), run_optimize, trim)
+        return b.navigable(values.java(p), run_optimize, cardinality)
+
+    return ProbeCase(name, group, f"{_BITMAP_CLASSES[group]}, {desc}", build, model)
 
 
-def _navmap(name: str, desc: str, values: Values, run_optimize=False, cardinality=False):
-    def model(layout: JvmLayout) -> int:
-        chunks = chunks_in_insertion_order(values.numpy())
-        return jr.roaring64_navigable_map_bytes(
-            chunks, run_optimize=run_optimize, cardinalities_cached=cardinality, layout=layout
-        )
-
-    return ProbeCase(
-        name,
-        "navmap",
-        f"Roaring64NavigableMap, {desc}",
-        lambda p: p.builders.navigable(values.java(p), run_optimize, cardinality),
-        model,
-    )
+_roaring = partial(_bitmap, "roaring")
+_roaring64 = partial(_bitmap, "roaring64")
+_navmap = partial(_bitmap, "navmap")
 
 
 def _treemap_of_treemaps(k: int) -> ProbeCase:

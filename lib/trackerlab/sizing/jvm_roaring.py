@@ -266,9 +266,7 @@ def roaring_bitmap_bytes(
     """Deep size of a ``RoaringBitmap`` built by ``add`` with this content (then optionally
     ``runOptimize()``, then ``trim()``, which also cuts ``keys``/``values`` to ``size``
     (``RoaringArray.trim``)). Chunk keys must be 16-bit and distinct. O(chunks)."""
-    chunks = list(chunks)
-    _check_keys(chunks, 16)
-    containers = [container(c, run_optimize=run_optimize, trim=trim) for c in chunks]
+    containers = _containers(chunks, 16, run_optimize, trim)
     return roaring_bitmap_from_containers(containers, len(containers) if trim else None, layout)
 
 
@@ -428,8 +426,7 @@ def roaring64_bitmap_bytes(
     (89,024 B for keys 0..999). O(chunks * 6).
     """
     chunks = list(chunks)
-    _check_keys(chunks, 48)
-    containers = [container(c, run_optimize=run_optimize, trim=trim) for c in chunks]
+    containers = _containers(chunks, 48, run_optimize, trim)
     return roaring64_bitmap_from_containers([c.key for c in chunks], containers, layout)
 
 
@@ -497,12 +494,11 @@ def roaring64_navigable_map_bytes(
     The 32-bit high is ``key >> 16`` as a signed int (``RoaringIntPacking.high``). O(chunks).
     """
     chunks = list(chunks)
-    _check_keys(chunks, 48)
     groups: dict[int, list[Container]] = {}
     last_high = None
-    for c in chunks:
+    for c, cont in zip(chunks, _containers(chunks, 48, run_optimize, trim), strict=True):
         high = _signed32(c.key >> 16)
-        groups.setdefault(high, []).append(container(c, run_optimize=run_optimize, trim=trim))
+        groups.setdefault(high, []).append(cont)
         last_high = high
     bitmaps = [(h, cs, len(cs) if trim else None) for h, cs in groups.items()]
     return roaring64_navigable_map_from_bitmaps(
@@ -604,9 +600,14 @@ def _signed32(x: int) -> int:
     return x - (1 << 32) if x >= 1 << 31 else x
 
 
-def _check_keys(chunks: Sequence[Chunk], bits: int) -> None:
+def _containers(
+    chunks: Iterable[Chunk], bits: int, run_optimize: bool, trim: bool
+) -> list[Container]:
+    """Java's containers for chunks with distinct ``bits``-bit keys."""
+    chunks = list(chunks)
     keys = [c.key for c in chunks]
     if any(not 0 <= k < 1 << bits for k in keys):
         raise ValueError(f"chunk keys must be {bits}-bit")
     if len(set(keys)) != len(keys):
         raise ValueError("chunk keys must be distinct")
+    return [container(c, run_optimize=run_optimize, trim=trim) for c in chunks]
