@@ -19,6 +19,7 @@ from trackerlab.errors import UsageError
 COMMAND_MODULES = (
     "report",
     "reproduce",
+    "size",
     "jvm_check",
 )
 
