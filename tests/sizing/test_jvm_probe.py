@@ -7,10 +7,13 @@ cases about one second."""
 
 from __future__ import annotations
 
+import array
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pyroaring import BitMap, BitMap64
 
 from trackerlab.javacheck import JavaMissing
 from trackerlab.sizing import jvm_roaring as jr
@@ -102,6 +105,38 @@ def test_art_replay_matches_real_roaring64(probe, keys):
     order = list(dict.fromkeys(keys))
     chunks = [jr.Chunk(k, 1, 1) for k in order]
     assert probe.exact(java) == jr.roaring64_bitmap_bytes(chunks, layout=probe.layout)
+
+
+@pytest.mark.parametrize("run_optimize", [False, True])
+def test_pyroaring_convenience_matches_java_built_from_the_same_values(probe, run_optimize):
+    """A pyroaring bitmap with array, bitmap and run-friendly chunks; Java adds the same values
+    in ascending order (32-bit, 64-bit and NavigableMap)."""
+    rng = np.random.default_rng(3)
+    values = np.unique(
+        np.r_[
+            rng.integers(0, 1 << 20, 3000),  # sparse: arrays
+            (5 << 16) + rng.integers(0, 1 << 16, 9000),  # dense: a bitmap
+            (9 << 16) + np.arange(20000),  # consecutive: run after runOptimize
+            (1 << 40) + np.arange(0, 5000, 2),  # a far 64-bit key: array, no runs
+        ]
+    ).astype(np.uint64)
+    small = values[values < (1 << 32)].astype(np.uint32)
+    bm = BitMap(array.array("I", small.tobytes()))
+    bm64 = BitMap64(array.array("Q", values.tobytes()))
+    b, lay = probe.builders, probe.layout
+    java32 = b.roaring(probe.longs(small.astype(np.int64)), run_optimize, False)
+    assert probe.exact(java32) == jr.roaring_bitmap_bytes_of(
+        bm, run_optimize=run_optimize, layout=lay
+    )
+    java_values = probe.longs(values.view(np.int64))
+    java64 = b.roaring64(java_values, run_optimize, False)
+    assert probe.exact(java64) == jr.roaring64_bitmap_bytes_of(
+        bm64, run_optimize=run_optimize, layout=lay
+    )
+    nav = b.navigable(java_values, run_optimize, True)
+    assert probe.exact(nav) == jr.roaring64_navigable_map_bytes_of(
+        bm64, run_optimize=run_optimize, cardinalities_cached=True, layout=lay
+    )
 
 
 # --------------------------------------------------------------------------- SizeEstimator

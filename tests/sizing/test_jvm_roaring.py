@@ -359,3 +359,9 @@ def test_chunks_of_counts_runs_per_chunk():
     values = np.array([0, 1, 2, 5, 65535, 65536, 65537, 70000], dtype=np.uint64)
     assert jr.chunks_of(values) == [jr.Chunk(0, 5, 3), jr.Chunk(1, 3, 2)]
     assert jr.chunks_of(np.array([], dtype=np.uint64)) == []
+
+
+def test_sorted_distinct():
+    v = np.array([5, 3, 5, 0, 3], dtype=np.uint64)
+    assert jr.sorted_distinct(v).tolist() == [0, 3, 5]
+    assert jr.sorted_distinct(np.array([], dtype=np.uint32)).size == 0

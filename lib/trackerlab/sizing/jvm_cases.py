@@ -55,8 +55,11 @@ def chunks_in_insertion_order(values: np.ndarray) -> list[jr.Chunk]:
     """Chunks of these values (any order, repeats allowed), ordered by each high key's first
     appearance: the order in which Java inserts the keys into a ``Roaring64Bitmap``'s ART."""
     v = np.asarray(values, dtype=np.int64).view(np.uint64)
-    chunks = jr.chunks_of(np.unique(v))
-    _, first = np.unique(v >> np.uint64(16), return_index=True)
+    chunks = jr.chunks_of(jr.sorted_distinct(v))
+    keys = v >> np.uint64(16)
+    by_key = np.argsort(keys, kind="stable")  # first index of each key comes first
+    sorted_keys = keys[by_key]
+    first = by_key[np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]] if v.size else by_key
     return [chunks[i] for i in np.argsort(first, kind="stable")]
 
 
@@ -123,7 +126,7 @@ def _bitmap(
         kw = {"run_optimize": run_optimize, "trim": trim, "layout": layout}
         if group == "roaring":  # Java's (int) cast; the key order does not matter
             return jr.roaring_bitmap_bytes(
-                jr.chunks_of(np.unique(values.numpy().astype(np.uint32))), **kw
+                jr.chunks_of(jr.sorted_distinct(values.numpy().astype(np.uint32))), **kw
             )
         chunks = chunks_in_insertion_order(values.numpy())
         if group == "roaring64":

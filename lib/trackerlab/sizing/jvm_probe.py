@@ -219,8 +219,14 @@ class JvmProbe:
 
     @classmethod
     def start(cls, uncompressed_oops: bool = False) -> JvmProbe:
-        """Launch a gateway JVM (``spark-submit pyspark-shell``, ``local[1]``, UI off, logs at
-        ERROR into ``jvm.log`` in the cache folder). Raises JavaMissing/ProbeUnavailable."""
+        """Launch a gateway JVM (``spark-submit pyspark-shell``, ``local[1]``, UI off; its output,
+        logs at ERROR, goes to ``jvm-<pid>.log`` in the cache folder, removed by :meth:`close`).
+        Raises JavaMissing or ProbeUnavailable."""
+        if "PYSPARK_GATEWAY_PORT" in os.environ:  # launch_gateway would reuse that JVM
+            raise ProbeUnavailable(
+                "PYSPARK_GATEWAY_PORT is set, so pyspark would reuse its JVM; start that session "
+                "with probe_spark_conf() settings and use JvmProbe.attach(spark)"
+            )
         require_java()
         conf_entries = probe_spark_conf(uncompressed_oops)
         from pyspark import SparkConf
@@ -237,7 +243,9 @@ class JvmProbe:
                 gateway = launch_gateway(conf, popen_kwargs={"stdout": out, "stderr": out})
             except Exception as exc:
                 tail = log.read_text(errors="replace").strip().splitlines()[-1:] or [str(exc)]
-                raise ProbeUnavailable(f"the probe JVM did not start: {tail[0]}") from exc
+                raise ProbeUnavailable(
+                    f"the probe JVM did not start: {tail[0]} (full log: {log})"
+                ) from exc
         try:
             probe = cls(gateway.jvm, gateway, time.perf_counter() - t0, log)
         except ProbeUnavailable:
