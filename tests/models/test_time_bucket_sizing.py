@@ -72,3 +72,16 @@ def test_random_delays_break_the_seeds_assumption():
 def test_delayed_tick_filter():
     kept = measure(BucketRun(10_000, 1, 9, delay="uniform:0:2000", tick_ms=1000))
     assert 0.45 * 10_000 < kept.entries < 0.55 * 10_000
+
+
+@pytest.mark.parametrize("run_optimize", [False, True])
+def test_fast_content_sizes_like_exact_runs(run_optimize):
+    index = build_index(
+        BucketRun(
+            30_000, 1, 6, delay="uniform:0:5s", run_optimize=run_optimize, entries_per_ledger=700
+        )
+    )
+    exact = jvm_bytes_from_content(
+        index.content(runs=True), len(index.buckets), run_optimize=run_optimize
+    )
+    assert jvm_bytes(index) == exact
