@@ -37,7 +37,10 @@ INNER_KINDS = ("open-hash", "sorted")
 
 def trim_lower_bits(timestamp_ms: int | np.ndarray, bits: int) -> int | np.ndarray:
     """``timestamp & (-1L << bits)``: the bucket key (floor to a multiple of ``2^bits``)."""
-    return timestamp_ms & ~((1 << bits) - 1)
+    mask = ~((1 << bits) - 1)
+    if isinstance(timestamp_ms, np.ndarray):
+        return timestamp_ms & np.int64(mask)  # a numpy scalar avoids a slow int conversion
+    return timestamp_ms & mask
 
 
 def _is_lex_sorted(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bool:
