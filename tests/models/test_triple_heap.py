@@ -21,6 +21,7 @@ from trackerlab.models.triple_heap import (
     grow_v1,
     is_sorted,
     jvm_triple_queue_bytes,
+    sort_triples,
 )
 
 Queue = TripleLongPriorityQueue
@@ -242,6 +243,28 @@ def test_bulk_equals_per_tuple_adds(items, version, initial):
     assert (bulk.to_array() == in_order.to_array()).all()
     assert bulk.jvm_bytes() == per_op.jvm_bytes()
     assert [bulk.pop() for _ in items] == [per_op.pop() for _ in items] == sorted(items)
+
+
+longs = st.integers(-(2**63), 2**63 - 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(-3, 3), longs),
+            st.integers(0, 9),
+            st.one_of(st.integers(0, 2), longs),
+        ),
+        max_size=50,
+    )
+)
+def test_sort_triples_packed_or_lexsort(items):
+    arr = np.array(items, dtype=np.int64).reshape(-1, 3)
+    if not len(arr):
+        return
+    out = sort_triples(arr[:, 0], arr[:, 1], arr[:, 2])
+    assert [tuple(t) for t in np.stack(out, axis=1).tolist()] == sorted(items)
 
 
 def test_is_sorted():

@@ -153,23 +153,31 @@ class _NegativeAcksTracker:
         entry_id: np.ndarray,
         timestamp_ns: np.ndarray,
         partition_index: int = -1,
+        assume_unique: bool = False,
         **config: object,
     ) -> Self:
         """The tracker after ``add`` of every entry (``timestamp_ns`` = nack time + delay,
-        a repeated entry keeps its last timestamp), with no timer run in between."""
+        a repeated entry keeps its last timestamp), with no timer run in between.
+        ``assume_unique`` skips the search for repeated entries."""
         tracker = cls(**config)  # type: ignore[arg-type]
         tracker._load(
             np.asarray(ledger_id, dtype=np.int64),
             np.asarray(entry_id, dtype=np.int64),
             np.asarray(timestamp_ns, dtype=np.int64),
             partition_index,
+            assume_unique,
         )
         return tracker
 
     # ---------------------------------------------------------------- storage
 
     def _load(
-        self, ledger_id: np.ndarray, entry_id: np.ndarray, ts: np.ndarray, partition_index: int
+        self,
+        ledger_id: np.ndarray,
+        entry_id: np.ndarray,
+        ts: np.ndarray,
+        partition_index: int,
+        assume_unique: bool,
     ) -> None:
         raise NotImplementedError
 
@@ -211,7 +219,12 @@ class NegativeAcksTrackerHashMap(_NegativeAcksTracker):
         return len(self.nacked)
 
     def _load(
-        self, ledger_id: np.ndarray, entry_id: np.ndarray, ts: np.ndarray, partition_index: int
+        self,
+        ledger_id: np.ndarray,
+        entry_id: np.ndarray,
+        ts: np.ndarray,
+        partition_index: int,
+        assume_unique: bool,
     ) -> None:
         """Bulk: the dict built with C-level ``zip``/``map`` (no Python loop body); O(n)."""
         keys = map(
@@ -282,7 +295,12 @@ class NegativeAcksTrackerPairMap(_NegativeAcksTracker):
         return 0 if self.nacked is None else self.nacked.size()
 
     def _load(
-        self, ledger_id: np.ndarray, entry_id: np.ndarray, ts: np.ndarray, partition_index: int
+        self,
+        ledger_id: np.ndarray,
+        entry_id: np.ndarray,
+        ts: np.ndarray,
+        partition_index: int,
+        assume_unique: bool,
     ) -> None:
         """Bulk: :meth:`ConcurrentLongLongPairHashMap.from_arrays`; O(n log n)."""
         partition = (
@@ -293,6 +311,7 @@ class NegativeAcksTrackerPairMap(_NegativeAcksTracker):
             entry_id,
             np.full(len(ledger_id), partition, dtype=np.int64),
             ts,
+            assume_unique=assume_unique,
             auto_shrink=True,
             concurrency_level=1,
         )

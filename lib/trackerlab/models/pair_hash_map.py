@@ -162,29 +162,43 @@ def place_linear_probing(homes: np.ndarray, capacity: int) -> np.ndarray:
     Per-entry puts in that order give exactly these buckets; any other order gives the same
     set of buckets.
     """
+    order, slots = probe_order(homes, capacity)
+    buckets = np.empty(len(order), dtype=np.int64)
+    buckets[order] = slots
+    return buckets
+
+
+def probe_order(homes: np.ndarray, capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`place_linear_probing` as ``(order, slots)``: key ``order[k]`` goes to bucket
+    ``slots[k]``, slots ascending from the rotation point (sequential writes)."""
     n = len(homes)
     if capacity < 1 or capacity & (capacity - 1):
         raise ValueError(f"capacity must be a power of two, got {capacity}")
     if n >= capacity:
         raise ValueError(f"{n} keys cannot fit {capacity} buckets with one left empty")
     if n == 0:
-        return np.empty(0, dtype=np.int64)
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty
     homes = np.asarray(homes, dtype=np.int64)
-    counts = np.bincount(homes, minlength=capacity)
-    prefix = np.cumsum(counts - 1)
-    prefix = np.concatenate(([0], prefix[:-1]))
-    start = int(np.argmin(prefix))
-    rotated = (homes - start) & (capacity - 1)
+    prefix = np.bincount(homes, minlength=capacity)
+    prefix -= 1
+    np.cumsum(prefix, out=prefix)
+    # prefix[t] = sum(count - 1) over buckets < t + 1; the start minimizes it over t = 0..cap-1
+    start = 0 if prefix[:-1].min(initial=0) >= 0 else int(np.argmin(prefix[:-1])) + 1
     index_bits = max(1, int(n - 1).bit_length())
-    combined = (rotated.astype(np.uint64) << np.uint64(index_bits)) | np.arange(n, dtype=np.uint64)
+    combined = ((homes - start) & (capacity - 1)).astype(np.uint64)
+    combined <<= np.uint64(index_bits)
+    combined |= np.arange(n, dtype=np.uint64)
     combined.sort()
     order = (combined & np.uint64((1 << index_bits) - 1)).astype(np.int64)
-    sorted_homes = (combined >> np.uint64(index_bits)).astype(np.int64)
+    positions = (combined >> np.uint64(index_bits)).astype(np.int64)
     k = np.arange(n, dtype=np.int64)
-    positions = k + np.maximum.accumulate(sorted_homes - k)
-    buckets = np.empty(n, dtype=np.int64)
-    buckets[order] = (positions + start) & (capacity - 1)
-    return buckets
+    positions -= k
+    np.maximum.accumulate(positions, out=positions)
+    positions += k
+    positions += start
+    positions &= capacity - 1
+    return order, positions
 
 
 def first_and_last_occurrence(
@@ -199,28 +213,30 @@ def first_and_last_occurrence(
     if n == 0:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty
-    order = np.argsort(hashes, kind="stable")
+    order = np.argsort(hashes)  # ties between equal keys are resolved below
     hs = hashes[order]
     tied = np.zeros(n, dtype=bool)
     eq = hs[1:] == hs[:-1]
     tied[1:] |= eq
     tied[:-1] |= eq
+    if not tied.any():
+        everything = np.arange(n, dtype=np.int64)
+        return everything, everything
     single = order[~tied]
     first, last = [single], [single]
-    if tied.any():
-        sub = order[tied]
-        sub_order = np.lexsort((sub, key2[sub], key1[sub]))
-        s = sub[sub_order]
-        new_key = np.ones(len(s), dtype=bool)
-        new_key[1:] = (key1[s][1:] != key1[s][:-1]) | (key2[s][1:] != key2[s][:-1])
-        starts = np.flatnonzero(new_key)
-        ends = np.append(starts[1:], len(s)) - 1
-        first.append(s[starts])
-        last.append(s[ends])
-    first_idx = np.concatenate(first)
-    last_idx = np.concatenate(last)
-    by_first = np.argsort(first_idx, kind="stable")
-    return first_idx[by_first], last_idx[by_first]
+    sub = order[tied]
+    sub_order = np.lexsort((sub, key2[sub], key1[sub]))
+    s = sub[sub_order]
+    new_key = np.ones(len(s), dtype=bool)
+    new_key[1:] = (key1[s][1:] != key1[s][:-1]) | (key2[s][1:] != key2[s][:-1])
+    starts = np.flatnonzero(new_key)
+    ends = np.append(starts[1:], len(s)) - 1
+    first.append(s[starts])
+    last.append(s[ends])
+    last_of = np.full(n, -1, dtype=np.int64)
+    last_of[np.concatenate(first)] = np.concatenate(last)
+    first_idx = np.flatnonzero(last_of >= 0)
+    return first_idx, last_of[first_idx]
 
 
 _FULL_TABLE = (
@@ -589,21 +605,25 @@ class ConcurrentLongLongPairHashMap:
             raise ValueError(f"value1 must be >= 0, got {int(v1.min())}")
         result = cls(**builder)  # type: ignore[arg-type]
         hashes = pair_hash_array(k1, k2)
-        if assume_unique:
-            keep = slice(None)
+        first, last = None, None
+        if not assume_unique:
+            first, last = first_and_last_occurrence(k1, k2, hashes)
+        if first is None or len(first) == len(k1):  # no repeated key
             rows = np.stack((k1, k2, v1, v2), axis=1)
         else:
-            first, last = first_and_last_occurrence(k1, k2, hashes)
-            keep = first
             rows = np.stack((k1[first], k2[first], v1[last], v2[last]), axis=1)
-        hashes = hashes[keep]
+            hashes = hashes[first]
         sections = section_of(hashes, len(result.sections))
         for index, section in enumerate(result.sections):
-            mine = np.flatnonzero(sections == index)
+            if len(result.sections) == 1:
+                mine_rows, mine_hashes = rows, hashes
+            else:
+                mine = np.flatnonzero(sections == index)
+                mine_rows, mine_hashes = rows[mine], hashes[mine]
             capacity = capacity_after_inserts(
-                len(mine), section.init_capacity, section.fill_factor, section.expand_factor
+                len(mine_rows), section.init_capacity, section.fill_factor, section.expand_factor
             )
-            section.fill_from(rows[mine], hashes[mine], capacity)
+            section.fill_from(mine_rows, mine_hashes, capacity)
         return result
 
     # ---------------------------------------------------------------- sizes
