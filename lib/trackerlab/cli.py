@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "report",
     "reproduce",
     "size",
+    "bench",
 )
 
 
