@@ -430,10 +430,9 @@ class Section:
     def fill_from(self, rows: np.ndarray, hashes: np.ndarray, capacity: int) -> None:
         """Bulk: a table of ``capacity`` holding ``rows`` (distinct keys), canonical layout."""
         self._reset_table(capacity)
-        buckets = place_linear_probing(
-            (hashes & np.uint64(capacity - 1)).astype(np.int64), capacity
-        )
-        self.table.reshape(-1, 4)[buckets] = rows
+        homes = (hashes & np.uint64(capacity - 1)).astype(np.int64)
+        order, slots = probe_order(homes, capacity)
+        self.table.reshape(-1, 4)[slots] = rows[order]
         self.size = self.used_buckets = len(rows)
 
 
