@@ -271,3 +271,19 @@ def test_is_sorted():
     assert is_sorted(np.array([1, 1, 2]), np.array([0, 1, 0]), np.array([5, 0, 0]))
     assert not is_sorted(np.array([1, 1]), np.array([1, 1]), np.array([2, 1]))
     assert is_sorted(np.array([], dtype=np.int64), np.array([]), np.array([]))
+
+
+def test_drained_queue_keeps_two_segments():
+    """With two or more 2M-long segments, 45% of the capacity is less than one segment at two
+    segments: SegmentedLongArray.shrink does nothing, so a queue that once held 699,051
+    tuples keeps 32 MiB however often it is cleared; 699,050 tuples shrink back to 48 longs."""
+    for n, final in (
+        (699_050, 48),
+        (699_051, 2 * MAX_SEGMENT_SIZE),
+        (2_000_000, 2 * MAX_SEGMENT_SIZE),
+    ):
+        i = np.arange(n)
+        q = Queue.build(i, i, i)
+        for _ in range(20):
+            q.clear()
+        assert q.capacity_longs == final
