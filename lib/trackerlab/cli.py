@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "report",
     "reproduce",
     "size",
+    "jvm_check",
     "bench",
 )
 
@@ -35,6 +36,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="trackerlab",
+        allow_abbrev=False,
         description="Model, measure and report Apache Pulsar's message-tracking structures.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

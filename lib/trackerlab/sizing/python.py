@@ -169,10 +169,10 @@ def croaring_bytes(bm: AbstractBitMap | AbstractBitMap64, *, exact: bool | None 
     return _walk_bytes(bm) if use_walk else _estimate_bytes(bm)
 
 
-def bitmap_bytes(bm: AbstractBitMap | AbstractBitMap64) -> int:
+def bitmap_bytes(bm: AbstractBitMap | AbstractBitMap64, *, exact: bool | None = None) -> int:
     """Python object (pymalloc-rounded, with GC header if tracked) + :func:`croaring_bytes`."""
     obj = type(bm).__basicsize__ + (16 if gc.is_tracked(bm) else 0)
-    return ((obj + 15) & ~15) + croaring_bytes(bm)
+    return ((obj + 15) & ~15) + croaring_bytes(bm, exact=exact)
 
 
 def _flat_counted(bm: object) -> int:
@@ -202,15 +202,18 @@ def iter_bitmaps(root: object) -> Iterator[AbstractBitMap | AbstractBitMap64]:
             stack.extend(gc.get_referents(obj))
 
 
-def python_real_bytes(root: object) -> int:
+def python_real_bytes(root: object, *, exact: bool | None = None) -> int:
     """Deep size of ``root`` as CPython really holds it, CRoaring memory included.
 
     ``asizeof`` over the graph plus, for each bitmap, its real size minus the flat size
-    asizeof counted. Linear in the number of objects (~1.1 µs each for asizeof).
+    asizeof counted. ``exact`` as in :func:`croaring_bytes`: the allocator's view (default
+    where available; it includes glibc reusing a freed chunk up to 32 B larger than asked,
+    which depends on allocation history) or the history-free allocation rules. Linear in
+    the number of objects (~1.1 µs each for asizeof).
     """
     total = asizeof.asizeof(root)
     for bm in iter_bitmaps(root):
-        total += bitmap_bytes(bm) - _flat_counted(bm)
+        total += bitmap_bytes(bm, exact=exact) - _flat_counted(bm)
     return total
 
 

@@ -179,3 +179,34 @@ def interval_bits(universe: int) -> float:
     """Bits to name one interval of consecutive ids in a u-universe: start and length,
     ``log2(u (u + 1) / 2) ≈ 2 log2 u`` (≈ 31 bits for u = 50,000)."""
     return math.log2(universe * (universe + 1) / 2)
+
+
+def corrected_bucket_bytes_per_entry(
+    messages_per_bucket: float,
+    entries_per_ledger: int = ENTRIES_PER_LEDGER,
+    per_bucket_bytes: float = 0.0,
+    per_bitmap_bytes: float = 0.0,
+    run_optimize: bool = False,
+) -> float:
+    """Seeds 000/001 corrected: bytes per entry of a time bucket of M consecutive entries.
+
+    ``(per_bucket + L · (per_bitmap + payload(M / L))) / M`` where L, the ledgers a bucket
+    touches, is ``1 + (M - 1) / E`` on average for buckets at random offsets in the ledger
+    sequence (the seeds' ``ceil(M / E)`` assumes aligned buckets), ``payload`` follows the
+    Roaring container rules (2 B per array value, 8 KiB per bitset chunk, one 4-B run per
+    chunk when run-optimized), and the fixed costs per bucket and per bitmap come from the
+    layout model (:mod:`trackerlab.models.time_bucket_sizing`). O(1).
+    """
+    m = float(messages_per_bucket)
+    if m <= 0:
+        return 0.0
+    ledgers = 1.0 + (m - 1.0) / entries_per_ledger
+    per_ledger = m / ledgers
+    chunks = max(1.0, per_ledger / CHUNK_VALUES)
+    if run_optimize:
+        payload = 4.0 * chunks
+    elif per_ledger / chunks <= ARRAY_MAX_CARDINALITY:
+        payload = 2.0 * per_ledger
+    else:
+        payload = BITSET_BYTES * chunks
+    return (per_bucket_bytes + ledgers * (per_bitmap_bytes + payload)) / m
