@@ -167,3 +167,20 @@ def test_bulk_equals_per_message_adds(version):
         assert bulk.get_scheduled_messages(300, now) == per_op.get_scheduled_messages(300, now)
     fixed = Tracker.from_arrays(np.zeros(5), np.arange(5), 10_000 + np.arange(5), now_ms=0)
     assert fixed.messages_have_fixed_delay and fixed.highest_delivery_time_tracked == 10_004
+
+
+def test_bulk_with_one_add_time_per_message():
+    rng = np.random.default_rng(11)
+    n = 1500
+    now = np.sort(rng.integers(0, 10_000, n))
+    at = now + rng.integers(-500, 3_000, n)
+    ledger, entry = rng.integers(0, 3, n), np.arange(n)
+    per_op = Tracker(tick_time_ms=100)
+    accepted = [
+        per_op.add_message(int(ledger[i]), int(entry[i]), int(at[i]), int(now[i])) for i in range(n)
+    ]
+    bulk = Tracker.from_arrays(ledger, entry, at, now_ms=now, tick_time_ms=100)
+    assert bulk.number_of_delayed_messages() == sum(accepted) < n
+    assert bulk.messages_have_fixed_delay == per_op.messages_have_fixed_delay is False
+    assert bulk.highest_delivery_time_tracked == per_op.highest_delivery_time_tracked
+    assert bulk.get_scheduled_messages(n, 20_000) == per_op.get_scheduled_messages(n, 20_000)

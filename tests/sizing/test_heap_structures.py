@@ -6,16 +6,26 @@ import pytest
 
 from tests.conftest import assert_one_line_error
 from trackerlab.errors import UsageError
-from trackerlab.sizing.heap_structures import entry_ids, open_addressing_table_bytes
+from trackerlab.sizing.heap_structures import entry_stream, open_addressing_table_bytes
 from trackerlab.sizing.registry import SizeRequest, build, structures
 
 
-def test_entry_ids_group_batches_and_roll_ledgers():
-    ledger, entry, time_ms = entry_ids(
-        SizeRequest(messages=25, batch_size=10, entries_per_ledger=2, start_ledger=7, rate_per_ms=2)
+def test_entry_stream_groups_batches_and_rolls_ledgers():
+    request = SizeRequest(
+        messages=25,
+        batch_size=10,
+        entries_per_ledger=2,
+        start_ledger=7,
+        rate_per_ms=2,
+        delay="fixed:100",
     )
+    ledger, entry, publish, deliver_at = entry_stream(request)
     assert ledger.tolist() == [7, 7, 8] and entry.tolist() == [0, 1, 0]
-    assert time_ms.tolist() == [4, 9, 12]  # last message of each entry: 9, 19, 24 at 2/ms
+    start = int(publish[0]) - 4
+    assert (publish - start).tolist() == [4, 9, 12]  # last message of each entry: 9, 19, 24
+    assert (deliver_at - publish).tolist() == [100, 100, 100]
+    some = entry_stream(SizeRequest(messages=1000, batch_size=10, pattern="burst:5:95"))
+    assert len(some[0]) == 10  # messages 0-4, 100-104, ...: one entry in ten
 
 
 def test_registered_structures():
@@ -34,6 +44,8 @@ def test_sizes_of_one_hundred_entries():
     assert hashmap.python_bytes > 100 * 100  # tuple keys of 3 ints, int values, the dict
     heap = build("delayed-heap", request)
     assert heap.jvm_direct_bytes == 8 * 384 and heap.theory_bytes == 2400
+    short = build("delayed-heap", SizeRequest(messages=1000, batch_size=10, delay="uniform:0:2s"))
+    assert 0 < short.details["entries_not_tracked"] < 100  # due within the 1 s tick
     assert heap.details["segments"] == 1 and heap.details["v1_bytebuf_bytes"] == 8 * 3 * 128
     sixteen = build("pair-map-16", request)
     assert sixteen.details["sections"] == 16 and sixteen.details["buckets"] == 16 * 32

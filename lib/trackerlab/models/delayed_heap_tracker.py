@@ -154,16 +154,19 @@ class InMemoryDelayedDeliveryTracker:
         ledger_id: np.ndarray,
         entry_id: np.ndarray,
         deliver_at: np.ndarray,
-        now_ms: int,
+        now_ms: int | np.ndarray,
         **config: object,
     ) -> InMemoryDelayedDeliveryTracker:
-        """The tracker after ``add_message`` of every message at time ``now_ms``: the same
-        rejections, fixed-delay flag, queue (bulk heap build) and timer. O(n log n)."""
+        """The tracker after ``add_message`` of every message at ``now_ms`` (one time, or one
+        non-decreasing time per message): the same rejections, fixed-delay flag and queue
+        (bulk heap build); the timer as updated at the last time (per-message adds at
+        different times may have scheduled it earlier). O(n log n)."""
         tracker = cls(**config)  # type: ignore[arg-type]
         ledger = np.asarray(ledger_id, dtype=np.int64)
         entry = np.asarray(entry_id, dtype=np.int64)
         at = np.asarray(deliver_at, dtype=np.int64)
-        accepted = (at >= 0) & (at > tracker.cutoff_time(now_ms))
+        now = np.asarray(now_ms, dtype=np.int64)
+        accepted = (at >= 0) & (at > (now if tracker.strict else now + tracker.tick_time_ms))
         kept = at[accepted]
         if len(kept):
             highest_before = np.maximum.accumulate(np.concatenate(([0], kept[:-1])))
@@ -175,7 +178,8 @@ class InMemoryDelayedDeliveryTracker:
         tracker.queue = TripleLongPriorityQueue.build(
             kept, ledger[accepted], entry[accepted], version=tracker.queue.version
         )
-        tracker._update_timer(now_ms)
+        if len(at):
+            tracker._update_timer(int(now.max()))
         return tracker
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:

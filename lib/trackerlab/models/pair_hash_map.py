@@ -427,13 +427,17 @@ class Section:
             table[bucket : bucket + 4] = (k1, k2, v1, v2)
         self.size = self.used_buckets = len(old)
 
-    def fill_from(self, rows: np.ndarray, hashes: np.ndarray, capacity: int) -> None:
-        """Bulk: a table of ``capacity`` holding ``rows`` (distinct keys), canonical layout."""
+    def fill_from(self, columns: tuple[np.ndarray, ...], hashes: np.ndarray, capacity: int) -> None:
+        """Bulk: a table of ``capacity`` holding the entries ``(k1, k2, v1, v2)`` given as four
+        columns (distinct keys), in the canonical layout. One column copy at a time."""
         self._reset_table(capacity)
         homes = (hashes & np.uint64(capacity - 1)).astype(np.int64)
         order, slots = probe_order(homes, capacity)
-        self.table.reshape(-1, 4)[slots] = rows[order]
-        self.size = self.used_buckets = len(rows)
+        del homes
+        buckets = self.table.reshape(-1, 4)
+        for j, column in enumerate(columns):
+            buckets[slots, j] = column[order]
+        self.size = self.used_buckets = len(hashes)
 
 
 # ------------------------------------------------------------------ map
@@ -608,21 +612,21 @@ class ConcurrentLongLongPairHashMap:
         if not assume_unique:
             first, last = first_and_last_occurrence(k1, k2, hashes)
         if first is None or len(first) == len(k1):  # no repeated key
-            rows = np.stack((k1, k2, v1, v2), axis=1)
+            columns = (k1, k2, v1, v2)
         else:
-            rows = np.stack((k1[first], k2[first], v1[last], v2[last]), axis=1)
+            columns = (k1[first], k2[first], v1[last], v2[last])
             hashes = hashes[first]
         sections = section_of(hashes, len(result.sections))
         for index, section in enumerate(result.sections):
             if len(result.sections) == 1:
-                mine_rows, mine_hashes = rows, hashes
+                mine_columns, mine_hashes = columns, hashes
             else:
                 mine = np.flatnonzero(sections == index)
-                mine_rows, mine_hashes = rows[mine], hashes[mine]
+                mine_columns, mine_hashes = tuple(c[mine] for c in columns), hashes[mine]
             capacity = capacity_after_inserts(
-                len(mine_rows), section.init_capacity, section.fill_factor, section.expand_factor
+                len(mine_hashes), section.init_capacity, section.fill_factor, section.expand_factor
             )
-            section.fill_from(mine_rows, mine_hashes, capacity)
+            section.fill_from(mine_columns, mine_hashes, capacity)
         return result
 
     # ---------------------------------------------------------------- sizes

@@ -9,10 +9,10 @@ ack trackers and the heap-based delayed tracker. Each returns the three columns:
   and ``theory_corrected_bytes``: the same payload on the power-of-two table / the segmented
   capacity the growth rules really allocate.
 
-The entries follow the workload conventions of ``trackerlab.workloads`` (message ``i``
-published at ``floor(i / rate)`` ms, entry ``i // batch``, ledger rollover every
-``entries_per_ledger`` entries); the trackers hold one key per entry, so only the entry
-count and the ids matter here, never the delay distribution.
+The entries come from ``trackerlab.workloads`` (:func:`entry_stream`); the trackers hold
+one key per entry. For the nack maps only the entries matter (their count, and their ids
+for the 16-section hash spread); the delayed heap also drops the messages due within one
+tick (``addMessage`` returns false), so ``--delay`` changes its size.
 """
 
 from __future__ import annotations
@@ -33,23 +33,48 @@ from trackerlab.models.triple_heap import ITEMS_COUNT, capacity_after_adds
 from trackerlab.sizing import theory
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.sizing.registry import SizeRequest, SizeResult, structure
+from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 #: Above this many entries the dict model's Python bytes are not measured (seconds per 1e6).
 PYTHON_DICT_LIMIT = 1_000_000
-#: Nack redelivery delay used for timestamps (the client default, 60 s); sizes ignore it.
-NACK_DELAY_MS = 60_000
-_ENTRY_OPTIONS = ("messages", "batch_size", "entries_per_ledger", "start_ledger", "layout")
+_ENTRY_OPTIONS = (
+    "messages",
+    "rate_per_ms",
+    "batch_size",
+    "entries_per_ledger",
+    "start_ledger",
+    "pattern",
+    "seed",
+    "layout",
+)
 
 
-def entry_ids(request: SizeRequest) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(ledgerId, entryId, time_ms)`` of every entry: the messages grouped by batch, the time
-    being that of the entry's last message. O(entries), vectorized."""
-    entries = -(-request.messages // request.batch_size)
-    seq = np.arange(entries, dtype=np.int64)
-    last_message = np.minimum((seq + 1) * request.batch_size, request.messages) - 1
-    time_ms = np.floor(last_message / request.rate_per_ms).astype(np.int64)
-    ledger = request.start_ledger + seq // request.entries_per_ledger
-    return ledger, seq % request.entries_per_ledger, time_ms
+def entry_stream(request: SizeRequest) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(ledgerId, entryId, publish_ms, deliver_at_ms)`` per entry holding a selected message.
+
+    The messages come from :class:`trackerlab.workloads.Workload` (rate, batching, ledger
+    rollover, delay, pattern, seed); messages of one entry are consecutive, and the entry
+    keeps its last selected message (a second nack overwrites; a batch has one deliverAt).
+    O(messages), in the workload's chunks.
+    """
+    workload = Workload(
+        messages=request.messages,
+        rate_per_ms=request.rate_per_ms,
+        entries_per_ledger=request.entries_per_ledger,
+        start_ledger=request.start_ledger,
+        batch_size=request.batch_size,
+        delay=DelaySpec.parse(request.delay),
+        pattern=PatternSpec.parse(request.pattern),
+        seed=request.seed,
+    )
+    parts = [(c.ledger, c.entry, c.publish_ms, c.deliver_at) for c in workload.chunks()]
+    if not parts:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    ledger, entry, publish, deliver_at = (np.concatenate(col) for col in zip(*parts, strict=True))
+    last = np.ones(len(ledger), dtype=bool)
+    last[:-1] = (ledger[1:] != ledger[:-1]) | (entry[1:] != entry[:-1])
+    return ledger[last], entry[last], publish[last], deliver_at[last]
 
 
 def open_addressing_table_bytes(
@@ -88,12 +113,12 @@ def _pair_map_result(
 
 def _pair_map(request: SizeRequest, name: str, concurrency_level: int) -> SizeResult:
     """The map after a put per entry: ``(ledgerId, entryId) -> (partition, timestamp)``."""
-    ledger, entry, time_ms = entry_ids(request)
+    ledger, entry, _, deliver_at = entry_stream(request)
     pair_map = ConcurrentLongLongPairHashMap.from_arrays(
         ledger,
         entry,
         np.full(len(ledger), NON_PARTITIONED_TOPIC_PARTITION_INDEX, dtype=np.int64),
-        (time_ms + NACK_DELAY_MS) * 1_000_000,
+        deliver_at * 1_000_000,  # nanoTime + delay
         assume_unique=True,
         auto_shrink=True,
         concurrency_level=concurrency_level,
@@ -126,13 +151,13 @@ def size_pair_map_16(request: SizeRequest) -> SizeResult:
     _ENTRY_OPTIONS,
 )
 def size_nack_hashmap(request: SizeRequest) -> SizeResult:
-    ledger, entry, time_ms = entry_ids(request)
+    ledger, entry, _, deliver_at = entry_stream(request)
     n = len(ledger)
     details: dict[str, object] = {"bytes_per_entry_formula": "88 + 4 * table / n (Node, id, Long)"}
     python_bytes = None
     if n <= PYTHON_DICT_LIMIT:
         tracker = NegativeAcksTrackerHashMap.from_arrays(
-            ledger, entry, (time_ms + NACK_DELAY_MS) * 1_000_000, assume_unique=True
+            ledger, entry, deliver_at * 1_000_000, assume_unique=True
         )
         python_bytes = python_real_bytes(tracker.nacked)
     else:
@@ -149,16 +174,16 @@ def size_nack_hashmap(request: SizeRequest) -> SizeResult:
 @structure(
     "delayed-heap",
     "InMemoryDelayedDeliveryTracker v1: TripleLongPriorityQueue on SegmentedLongArray (direct)",
-    (*_ENTRY_OPTIONS, "rate_per_ms", "tick_ms"),
+    (*_ENTRY_OPTIONS, "delay", "tick_ms"),
 )
 def size_delayed_heap(request: SizeRequest) -> SizeResult:
-    ledger, entry, time_ms = entry_ids(request)
-    n = len(ledger)
-    deliver_at = time_ms + request.tick_ms + 60_000  # all in the future at time 0
+    """Each entry added when published; those due within a tick are not tracked."""
+    ledger, entry, publish, deliver_at = entry_stream(request)
     tracker = InMemoryDelayedDeliveryTracker.from_arrays(
-        ledger, entry, deliver_at, now_ms=0, tick_time_ms=request.tick_ms
+        ledger, entry, deliver_at, now_ms=publish, tick_time_ms=request.tick_ms
     )
     queue = tracker.queue
+    n = queue.size()
     capacity = queue.capacity_longs
     return SizeResult(
         structure="delayed-heap",
@@ -173,6 +198,7 @@ def size_delayed_heap(request: SizeRequest) -> SizeResult:
             "capacity_longs": capacity,
             "segments": len(queue.array.segments),
             "payload_bytes": 8 * ITEMS_COUNT * n,
+            "entries_not_tracked": len(ledger) - n,
             "v1_bytebuf_bytes": _v1_bytes(n),
         },
     )
