@@ -1,0 +1,60 @@
+"""``trackerlab bench TARGET``: benchmarks that print rates and ratios measured in one run.
+
+Each target is a sub-subcommand registered in :data:`BENCHES` (name -> function adding its
+parser); the work is in ``trackerlab.experiments.bench_*``, imported inside the handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+
+def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "heaps",
+        help="pair map and triple heap: bulk build vs per-operation Python loop",
+        description=(
+            "Build ConcurrentLongLongPairHashMap (NegativeAcksTracker v.B) and "
+            "TripleLongPriorityQueue from --messages entries with the bulk path, and from "
+            "--loop-messages entries with the per-operation model; print messages/s, the ratio "
+            "and the seconds taken to size the bulk result."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk entries (1..1e9)")
+    p.add_argument(
+        "--loop-messages", type=int, default=100_000, help="per-operation entries (1..1e7)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_run_heaps)
+
+
+def _run_heaps(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_heaps import bench_heaps, format_rows
+
+    print(format_rows(bench_heaps(args.messages, args.loop_messages, args.seed)))
+    return 0
+
+
+#: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
+BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
+    "heaps": _add_heaps,
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="benchmarks: rates and ratios from one run",
+        description="Benchmarks. `trackerlab bench TARGET --help` for each.",
+    )
+    targets = p.add_subparsers(dest="target", metavar="TARGET", parser_class=type(p))
+    for add in BENCHES.values():
+        add(targets)
+    p.set_defaults(func=_no_target)
+
+
+def _no_target(args: argparse.Namespace) -> int:
+    from trackerlab.errors import UsageError
+
+    raise UsageError(f"bench needs a TARGET; choose one of: {', '.join(BENCHES)}")
