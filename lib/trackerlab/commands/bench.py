@@ -36,8 +36,44 @@ def _run_heaps(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_build(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "build",
+        help="PIP-393 time buckets: bulk build vs per-message loop, sizing time, streamed peak",
+        description=(
+            "Build the PIP-393 NegativeAcksTracker from --messages nacks (x = 8 msg/ms, "
+            "y = 10 bits) with the bulk path and from --loop-messages with the per-message "
+            "API; print messages/s, the ratio, the seconds taken to size the result, and "
+            "with --streamed N the peak memory of building from N messages in chunks."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk messages (1..1e9)")
+    p.add_argument("--loop-messages", type=int, default=200_000, help="per-message loop (1..1e7)")
+    p.add_argument("--streamed", type=int, default=0, help="also stream N messages (0: skip)")
+    p.set_defaults(func=_run_build)
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_build import run, streamed_peak
+    from trackerlab.params import check_int
+
+    messages = check_int("--messages", args.messages, 1, 10**9)
+    loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
+    streamed = check_int("--streamed", args.streamed, 0, 10**10)
+    print("\n".join(run(messages, loop).lines()))
+    if streamed:
+        seconds, peak, entries = streamed_peak(streamed)
+        print(
+            f"streamed build of {streamed:,} messages: {seconds:.1f} s "
+            f"({streamed / seconds / 1e6:.1f} M msg/s), {entries:,} entries, "
+            f"peak RSS {peak:,.0f} MiB"
+        )
+    return 0
+
+
 #: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
 BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
+    "build": _add_build,
     "heaps": _add_heaps,
 }
 
