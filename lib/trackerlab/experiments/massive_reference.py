@@ -1,0 +1,155 @@
+"""Per-message runs of the four designs, to check the aggregated simulation on short horizons.
+
+The same :class:`~trackerlab.experiments.massive_delayed.DelayedScenario` drives a
+:class:`~trackerlab.workloads.Workload` (one entry per "message", at the scenario's entry
+rate, ``entries_per_ledger`` from the rollover rule) through the per-message models:
+:class:`~trackerlab.models.delayed_heap_tracker.InMemoryDelayedDeliveryTracker`,
+:class:`~trackerlab.models.delayed_bucket_tracker.BucketDelayedTracker` (sized by
+:func:`~trackerlab.models.time_bucket_sizing.jvm_bytes`),
+:class:`~trackerlab.models.bucket_tracker.BucketDelayedDeliveryTracker` and
+:class:`~trackerlab.models.delay_levels.DelayLevelTopics`. Entries published during a step are
+added at their publication time; due messages are handed out at the step's end, as in the
+aggregated model. Python loops: keep these runs to ~1e5 entries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from trackerlab.experiments.massive_delayed import DelayedScenario
+from trackerlab.models.bucket_tracker import BucketDelayedDeliveryTracker
+from trackerlab.models.delay_levels import DelayLevelTopics
+from trackerlab.models.delayed_bucket_tracker import BucketDelayedTracker
+from trackerlab.models.delayed_heap_tracker import InMemoryDelayedDeliveryTracker
+from trackerlab.models.time_bucket_sizing import jvm_bytes
+from trackerlab.workloads import DEFAULT_START_MS, Workload
+
+ALL = 1 << 62
+
+
+@dataclass
+class ReferenceRun:
+    """Sizes of one subscription's index at the scenario's sample times."""
+
+    design: str
+    times_ms: np.ndarray
+    memory_bytes: np.ndarray
+    indexed: np.ndarray
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+def _workload(sc: DelayedScenario) -> Workload:
+    topic = sc.topic()
+    return Workload(
+        messages=int(np.ceil(topic.horizon_ms * topic.rate)),
+        rate_per_ms=topic.rate,
+        entries_per_ledger=topic.entries_per_ledger,
+        delay=sc.spec,
+        seed=sc.seed,
+    )
+
+
+def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
+    """Run ``design`` message by message over ``sc`` (one subscription)."""
+    topic = sc.topic()
+    chunk = _workload(sc).chunk(0, int(np.ceil(topic.horizon_ms * topic.rate)))
+    rel = chunk.publish_ms - DEFAULT_START_MS
+    times = topic.times
+    bounds = np.searchsorted(rel, times, side="left")  # entries published before t_k
+    samples = set(topic.sample_index.tolist())
+    sample_times, memory, indexed = [], [], []
+    stats: dict[str, float] = {}
+    tick = sc.tick_ms
+    if design == "heap":
+        tracker = InMemoryDelayedDeliveryTracker(tick, fixed_delay_lookahead=0)
+    elif design == "time-buckets":
+        tracker = BucketDelayedTracker(tick, variant="a", lookahead=0)
+    elif design == "pip195":
+        tracker = BucketDelayedDeliveryTracker(
+            tick,
+            min_index_count=sc.min_index_count,
+            segment_time_step_ms=int(sc.segment_seconds * 1000),
+            max_indexes_per_segment=sc.max_indexes_per_segment,
+        )
+    elif design == "levels":
+        tracker = DelayLevelTopics(
+            sc.strategy, tick, sc.rollover.entries_per_ledger(topic.rate, topic.entry_bytes)
+        )
+    else:
+        raise ValueError(f"unknown design {design!r}")
+    lo = 0
+    for k, t in enumerate(times.tolist()):
+        hi = int(bounds[k])
+        now = DEFAULT_START_MS + int(t)
+        if design == "levels":
+            tracker.publish(chunk.publish_ms[lo:hi], chunk.delay_ms[lo:hi])
+            tracker.move(now)
+            tracker.deliver(now)
+        elif design == "time-buckets":
+            tracker.add_chunk(_slice(chunk, lo, hi))
+            tracker.get_scheduled_messages(ALL, now)
+        else:
+            at = chunk.deliver_at
+            for i in range(lo, hi):
+                tracker.add_message(
+                    int(chunk.ledger[i]), int(chunk.entry[i]), int(at[i]), int(chunk.publish_ms[i])
+                )
+            tracker.get_scheduled_messages(ALL, now)
+        lo = hi
+        if k in samples:
+            sample_times.append(t)
+            memory.append(_memory(design, tracker))
+            indexed.append(_indexed(design, tracker))
+    if design == "pip195":
+        st = tracker.stats
+        stats = {
+            "snapshot_bytes_written": float(st.snapshot_bytes_written),
+            "bk_entries_written": float(st.bk_entries_written),
+            "buckets_created": float(st.buckets_created),
+            "persisted_bytes_end": float(tracker.persisted_bytes()),
+        }
+    if design == "levels":
+        stats = {
+            "republished": float(tracker.stats.republished),
+            "level_backlog": float(tracker.level_backlog()),
+            "partitions": float(tracker.strategy.partitions),
+        }
+    return ReferenceRun(
+        design,
+        np.array(sample_times),
+        np.array(memory, dtype=np.float64),
+        np.array(indexed, dtype=np.float64),
+        stats,
+    )
+
+
+def _slice(chunk, lo: int, hi: int):
+    from trackerlab.workloads import MessageChunk
+
+    return MessageChunk(
+        chunk.index[lo:hi],
+        chunk.publish_ms[lo:hi],
+        chunk.ledger[lo:hi],
+        chunk.entry[lo:hi],
+        chunk.batch_index[lo:hi],
+        chunk.delay_ms[lo:hi],
+    )
+
+
+def _memory(design: str, tracker) -> float:
+    if design == "heap":
+        return float(tracker.buffer_memory_usage())
+    if design == "time-buckets":
+        return float(jvm_bytes(tracker.index, "avl-openhash"))
+    return float(tracker.memory_bytes())
+
+
+def _indexed(design: str, tracker) -> float:
+    """Indexes held in memory (PIP-195: the mutable and shared queues)."""
+    if design == "pip195":
+        return float(tracker.mutable.size() + tracker.shared.size())
+    if design == "levels":
+        return float(tracker.tracker.number_of_delayed_messages())
+    return float(tracker.number_of_delayed_messages())
