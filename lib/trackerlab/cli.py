@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "size",
     "jvm_check",
     "bench",
+    "simulate",
 )
 
 

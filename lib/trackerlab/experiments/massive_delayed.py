@@ -165,8 +165,10 @@ class DelayedScenario:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in options.items() if v is not None}
         if "max_delay" in values:
-            text = str(values.pop("max_delay"))
-            values["max_delay_s"] = parse_duration_ms(text, "--max-delay") / 1000
+            text = str(values.pop("max_delay")).strip()
+            sign = -1.0 if text.startswith("-") else 1.0
+            ms = parse_duration_ms(text.lstrip("+-"), "--max-delay")
+            values["max_delay_s"] = sign * ms / 1000
         unknown = set(values) - known
         if unknown:
             raise UsageError(f"unknown scenario option(s): {', '.join(sorted(unknown))}")
@@ -212,6 +214,7 @@ class DelayedResult:
                         "indexed_entries": run.indexed,
                         "retained_bytes": run.retained_entries * entry_bytes,
                         "persisted_bytes": persisted,
+                        "storage_bytes": run.retained_entries * entry_bytes + persisted,
                     }
                 )
             )
@@ -300,8 +303,10 @@ class DelayedResult:
                 f"\nlevels: {ex['level_partitions']:.0f} partitions by {sc.partition_by}, "
                 f"{ex['republished_entries']:,.0f} entries re-published"
             )
+        formats = {c: (lambda v: f"{v:,.1f}") for c in table.columns}
+        formats["write amp"] = lambda v: f"{v:.3f}"
         with pd.option_context("display.width", 250, "display.max_columns", 20):
-            body = table.to_string(float_format=lambda v: f"{v:,.1f}")
+            body = table.to_string(formatters=formats)
         timing = (
             f"wall time {self.seconds:.2f} s = {self.simulated_days_per_second:,.1f} simulated "
             "days per second"
@@ -331,6 +336,39 @@ def simulate(scenario: DelayedScenario) -> DelayedResult:
         else:
             runs[design] = md.level_design(topic, scenario.strategy, scenario.rollover)
     return DelayedResult(scenario, runs, time.perf_counter() - started)
+
+
+#: Notebook parameter -> scenario field, for ``trackerlab simulate delayed --profile NAME``.
+NOTEBOOK = "massive_delayed"
+PROFILE_PARAMETERS = {
+    "rate_per_s": "rate_per_s",
+    "seed_delay": "delay",
+    "days": "days",
+    "batch_size": "batch_size",
+    "subscriptions": "subscriptions",
+    "step_s": "step_s",
+    "samples": "samples",
+    "message_bytes": "message_bytes",
+    "partition_by": "partition_by",
+    "max_delay_s": "max_delay_s",
+}
+
+
+def profile_options(name: str) -> dict[str, object]:
+    """The seed scenario of the ``massive_delayed`` notebook under report profile ``name``:
+    the notebook's parameter defaults overlaid with ``notebooks/profiles.yaml``."""
+    from trackerlab.paths import notebooks_dir
+    from trackerlab.reporting.notebooks import inspect
+    from trackerlab.reporting.profiles import PROFILE_FILE, Profile, load_profiles, resolve
+
+    folder = notebooks_dir()
+    profiles = load_profiles(folder / PROFILE_FILE)
+    full = profiles[check_choice("profile", name, list(profiles))]
+    profile = Profile(full.name, full.description, {NOTEBOOK: full.notebooks.get(NOTEBOOK, {})})
+    info = inspect(folder / f"{NOTEBOOK}.ipynb")
+    values = {p.name: p.default for p in info.parameters}
+    values.update(resolve(profile, {NOTEBOOK: info}, [NOTEBOOK])[NOTEBOOK])
+    return {field: values[param] for param, field in PROFILE_PARAMETERS.items() if param in values}
 
 
 def scenario_dict(scenario: DelayedScenario) -> dict[str, object]:

@@ -106,6 +106,7 @@ class LevelStats:
     to_levels: int = 0
     republished: int = 0
     beyond_max: int = 0
+    dispatched_on_arrival: int = 0  # due when written to the real topic: never indexed
 
 
 class DelayLevelTopics:
@@ -138,8 +139,10 @@ class DelayLevelTopics:
         return self.start_ledger + i // self.entries_per_ledger, i % self.entries_per_ledger
 
     def _index(self, deliver_at: int, now_ms: int) -> None:
+        """Write to the real topic; the index refuses what is due already (dispatched)."""
         ledger, entry = self._append()
-        self.tracker.add_message(ledger, entry, deliver_at, now_ms)
+        if not self.tracker.add_message(ledger, entry, deliver_at, now_ms):
+            self.stats.dispatched_on_arrival += 1
 
     def publish(self, publish_ms: np.ndarray, delay_ms: np.ndarray) -> None:
         """The producer sends entries (in publish order) with these delays."""
