@@ -85,3 +85,36 @@ def test_fast_content_sizes_like_exact_runs(run_optimize):
         index.content(runs=True), len(index.buckets), run_optimize=run_optimize
     )
     assert jvm_bytes(index) == exact
+
+
+def test_multi_chunk_bitmaps_sized_without_the_per_bitmap_loop():
+    """Bitmaps with several chunks below key 256 take the vectorized path; it must equal the
+    per-bitmap layout model."""
+    import numpy as np
+
+    from trackerlab.models.time_bucket_sizing import _outer, jvm_bytes_from_content
+    from trackerlab.sizing import jvm_roaring as jr
+    from trackerlab.sizing.jvm import COMPRESSED
+
+    rng = np.random.default_rng(5)
+    rows, expected = [], 0
+    for bucket in range(40):
+        for ledger in range(3):
+            keys = np.sort(rng.choice(255, size=int(rng.integers(1, 20)), replace=False))
+            if bucket == 7 and ledger == 0:
+                keys = np.r_[keys, 300]  # one bitmap with a key above 255: the exact path
+            cards = rng.integers(1, 5000, size=len(keys))
+            chunks = [jr.Chunk(int(k), int(c), int(c)) for k, c in zip(keys, cards, strict=True)]
+            expected += jr.roaring64_bitmap_bytes(chunks)
+            rows += [
+                (bucket, ledger, int(k), int(c), int(c), ledger)
+                for k, c in zip(keys, cards, strict=True)
+            ]
+    content = np.array(rows, dtype=np.int64)
+    got = jvm_bytes_from_content(content, 40)
+    inner = jvm_bytes_from_content(content[content[:, 0] < 0], 0)  # empty map: outer only
+    assert inner == _outer("avl-openhash", 0, COMPRESSED)
+    from trackerlab.models.time_bucket_sizing import _inner
+
+    maps = 40 * _inner("avl-openhash", 3, COMPRESSED) + _outer("avl-openhash", 40, COMPRESSED)
+    assert got == expected + maps

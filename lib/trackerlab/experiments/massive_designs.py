@@ -338,6 +338,7 @@ def time_bucket_bytes(
     content[:, 1] = topic.start_ledger + g_slot // chunks
     content[:, 2] = g_slot % chunks
     content[:, 3] = cards
+    content[:, 4] = np.minimum(cards, 1 << 15)  # run count: unused without runOptimize
     n_buckets = int(np.count_nonzero(np.r_[True, g_owner[1:] != g_owner[:-1]]))
     sample_bytes = jvm_bytes_from_content(content, n_buckets, shape)
     outer_sample = jvm_bytes_from_content(np.zeros((0, 6), dtype=np.int64), n_buckets, shape)

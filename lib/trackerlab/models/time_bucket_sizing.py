@@ -63,6 +63,15 @@ def _single_key_overhead(layout: JvmLayout) -> int:
 
 
 @cache
+def _multi_key_overhead(n_keys: int, layout: JvmLayout) -> int:
+    """A Roaring64Bitmap with ``n_keys`` high keys below 256, minus its containers: the same
+    ART (one Node4/16/48/256 with a 5-byte prefix over ``n_keys`` leaves) for any such keys."""
+    chunks = [jr.Chunk(k, 1) for k in range(n_keys)]
+    probe = jr.container_bytes(jr.container(jr.Chunk(0, 1)), layout)
+    return jr.roaring64_bitmap_bytes(chunks, layout=layout) - n_keys * probe
+
+
+@cache
 def _array_container_table(layout: JvmLayout) -> np.ndarray:
     """Deep bytes of an array container by cardinality 0..4096, as built by ``add``."""
     return np.array(
@@ -94,8 +103,8 @@ def jvm_bytes_from_content(
 ) -> int:
     """Deep heap bytes of the Java structure holding ``content`` (one row per chunk).
 
-    O(chunks) numpy work, plus one Python call per bitmap with more than one chunk (entry
-    ids of 65,536 and more) and per distinct inner-map size.
+    O(chunks) numpy work, plus one Python call per distinct inner-map size, per distinct
+    key count of bitmaps with several chunks, and per bitmap with entry ids of 2^24 and more.
     """
     check_choice("JVM shape", shape, SHAPES)
     total = _outer(shape, n_buckets, layout)
@@ -110,7 +119,19 @@ def jvm_bytes_from_content(
     total += int(containers[starts[single]].sum()) + int(single.sum()) * _single_key_overhead(
         layout
     )
-    for s, n in zip(starts[~single].tolist(), chunks_per_bitmap[~single].tolist(), strict=True):
+    # bitmaps whose high keys are all below 256 (entry ids below 2^24): the ART is one inner
+    # node under a shared 5-byte prefix, so the overhead depends on the key count only
+    max_key = np.maximum.reduceat(content[:, CHUNK], starts)
+    small = ~single & (max_key < 256)
+    if small.any():
+        owner = np.repeat(small, chunks_per_bitmap)
+        total += int(containers[owner].sum())
+        keys, counts = np.unique(chunks_per_bitmap[small], return_counts=True)
+        total += sum(
+            int(c) * _multi_key_overhead(int(k), layout) for k, c in zip(keys, counts, strict=True)
+        )
+    large = ~single & ~small
+    for s, n in zip(starts[large].tolist(), chunks_per_bitmap[large].tolist(), strict=True):
         rows = content[s : s + n]
         chunks = [jr.Chunk(int(r[CHUNK]), int(r[CARD]), int(r[RUNS])) for r in rows]
         total += jr.roaring64_bitmap_bytes(chunks, run_optimize=run_optimize, layout=layout)
