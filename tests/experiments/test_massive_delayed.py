@@ -81,7 +81,7 @@ def test_aggregated_bytes_agree_with_per_message_runs(base, delay, design):
 @pytest.mark.parametrize(
     ("delay", "design"),
     [
-        ("uniform:1m:15m", "time-buckets"),
+        pytest.param("uniform:1m:15m", "time-buckets", marks=pytest.mark.slow),
         ("mix:0.7*uniform:0:30s+0.3*uniform:5m:20m", "time-buckets"),
         ("mix:0.7*uniform:0:30s+0.3*uniform:5m:20m", "pip195"),
         ("fixed:5m", "heap"),
