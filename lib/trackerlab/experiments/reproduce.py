@@ -20,7 +20,10 @@ from trackerlab.errors import UsageError
 from trackerlab.experiments.published import PublishedNumber, load_published
 
 #: Modules whose import registers reproducers (added by the model issues).
-REPRODUCER_MODULES: tuple[str, ...] = ("trackerlab.experiments.repro_time_buckets",)
+REPRODUCER_MODULES: tuple[str, ...] = (
+    "trackerlab.experiments.repro_time_buckets",
+    "trackerlab.experiments.repro_pending_acks",
+)
 
 #: Verdicts, from best to worst.
 REPRODUCED = "reproduced"

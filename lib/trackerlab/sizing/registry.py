@@ -19,7 +19,7 @@ from trackerlab.params import check_choice, check_float, check_int, check_positi
 from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
 
 #: Modules whose import registers structures (added by the model issues).
-STRUCTURE_MODULES: tuple[str, ...] = ()
+STRUCTURE_MODULES: tuple[str, ...] = ("trackerlab.models.pending_acks",)
 
 
 @dataclass(frozen=True)
