@@ -61,6 +61,8 @@ class JavaBitSet:
                 self.words.extend([0] * (new_length - len(self.words)))
             self.words_in_use = w + 1
         self.words[w] |= 1 << (i & 63)
+        if self.cost is not None:
+            self.cost.visit(1)
 
     def get(self, i: int) -> bool:
         w = i >> 6
@@ -71,6 +73,8 @@ class JavaBitSet:
         if w >= self.words_in_use:
             return
         self.words[w] &= ~(1 << (i & 63)) & _WORD
+        if self.cost is not None:
+            self.cost.visit(1)
         self._recalculate_words_in_use()
 
     def clear_range(self, start: int, end: int) -> None:
@@ -95,13 +99,13 @@ class JavaBitSet:
                 words[w] = 0
             words[last] &= ~last_mask & _WORD
         if self.cost is not None:
-            self.cost.scan(last - first + 1)
+            self.cost.stream(8 * (last - first + 1))
         self._recalculate_words_in_use()
 
     def clear_all(self) -> None:
         """``clear()``: zero the words in use; the array keeps its length."""
         if self.cost is not None:
-            self.cost.scan(self.words_in_use)
+            self.cost.stream(8 * self.words_in_use)
         for w in range(self.words_in_use):
             self.words[w] = 0
         self.words_in_use = 0
@@ -124,12 +128,12 @@ class JavaBitSet:
             u += 1
             if u == self.words_in_use:
                 if self.cost is not None:
-                    self.cost.scan(scanned)
+                    self.cost.stream(8 * scanned)
                 return -1
             word = words[u]
             scanned += 1
         if self.cost is not None:
-            self.cost.scan(scanned)
+            self.cost.stream(8 * scanned)
         return 64 * u + ((word & -word).bit_length() - 1)
 
     def _recalculate_words_in_use(self) -> None:
@@ -137,6 +141,11 @@ class JavaBitSet:
         while i >= 0 and self.words[i] == 0:
             i -= 1
         self.words_in_use = i + 1
+
+    def copy(self) -> JavaBitSet:
+        clone = JavaBitSet()
+        clone.words, clone.words_in_use = array("Q", self.words), self.words_in_use
+        return clone
 
     def cardinality(self) -> int:
         return sum(w.bit_count() for w in self.words[: self.words_in_use])

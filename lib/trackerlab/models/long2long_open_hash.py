@@ -36,6 +36,8 @@ LOAD_FACTOR = 0.75
 MIN_CAPACITY = 16
 DEFAULT_EXPECTED_ITEMS = 16
 FIBONACCI = 0x9E3779B97F4A7C15
+#: Bytes of one slot across the three arrays: ``long`` key, ``long`` value, ``boolean`` used.
+SLOT_BYTES = 17
 _MASK64 = (1 << 64) - 1
 
 
@@ -105,11 +107,12 @@ class Long2LongOpenHashMap:
     arrays a rehash allocates.
     """
 
-    __slots__ = ("_capacity", "_keys", "_size", "_threshold", "_used", "_values", "cost")
+    __slots__ = ("_capacity", "_keys", "_last", "_size", "_threshold", "_used", "_values", "cost")
 
     def __init__(self, expected_items: int = DEFAULT_EXPECTED_ITEMS) -> None:
         self._alloc(initial_capacity(expected_items))
         self.cost: OpCost | None = None
+        self._last: int | None = None  # key of the last lookup (its lines are cached)
 
     def _alloc(self, capacity: int) -> None:
         self._capacity = capacity
@@ -139,7 +142,11 @@ class Long2LongOpenHashMap:
     def _home(self, key: int) -> int:
         return fibonacci_hash(key) & (self._capacity - 1)
 
-    def _index_of(self, key: int) -> int:
+    def _count_lookup(self, key: int, probes: int, arrays: int) -> None:
+        self.cost.lookup(probes, arrays, SLOT_BYTES, repeat=key == self._last)
+        self._last = key
+
+    def _index_of(self, key: int, reads_value: bool = True) -> int:
         mask = self._capacity - 1
         idx = fibonacci_hash(key) & mask
         used, keys = self._used, self._keys
@@ -152,7 +159,7 @@ class Long2LongOpenHashMap:
         else:
             idx = -1
         if self.cost is not None:
-            self.cost.lookup(probes)
+            self._count_lookup(key, probes, 3 if idx >= 0 and reads_value else 2)
         return idx
 
     def _insert_new(self, key: int, value: int) -> None:
@@ -168,7 +175,7 @@ class Long2LongOpenHashMap:
         used[idx] = 1
         self._size += 1
         if self.cost is not None:
-            self.cost.lookup(probes)
+            self._count_lookup(key, probes, 3)
 
     def _remove_at(self, idx: int) -> None:
         """Backward-shift deletion (``removeAt``)."""
@@ -189,7 +196,7 @@ class Long2LongOpenHashMap:
             scanned += 1
         used[idx] = 0
         if self.cost is not None:
-            self.cost.scan(scanned)
+            self.cost.stream(scanned * SLOT_BYTES)
 
     def _rehash(self, new_capacity: int) -> None:
         old_keys, old_values, old_used = self._keys, self._values, self._used
@@ -197,7 +204,7 @@ class Long2LongOpenHashMap:
         self._alloc(new_capacity)
         if self.cost is not None:
             self.cost.allocate(3, table_arrays_bytes(new_capacity))
-            self.cost.scan(old_capacity)
+            self.cost.stream(old_capacity * SLOT_BYTES)
         for i in range(old_capacity):
             if old_used[i]:
                 self._insert_new(old_keys[i], old_values[i])
@@ -213,7 +220,7 @@ class Long2LongOpenHashMap:
         return self._values[idx] if idx >= 0 else default
 
     def contains_key(self, key: int) -> bool:
-        return self._index_of(key) >= 0
+        return self._index_of(key, reads_value=False) >= 0
 
     def put(self, key: int, value: int) -> int:
         """Insert or replace; returns the previous value or 0 (Java ``put``)."""
@@ -240,14 +247,14 @@ class Long2LongOpenHashMap:
         """Reset ``used`` only (``Arrays.fill(used, false)``); the capacity is kept."""
         if self._size > 0:
             if self.cost is not None:
-                self.cost.scan(self._capacity)
+                self.cost.stream(self._capacity)  # Arrays.fill(used, false)
             self._used[:] = bytes(self._capacity)
             self._size = 0
 
     def items(self) -> Iterator[tuple[int, int]]:
         """``(key, value)`` in slot order, as ``forEach`` visits them. O(capacity)."""
         if self.cost is not None:
-            self.cost.scan(self._capacity)
+            self.cost.stream(self._capacity * SLOT_BYTES)
         keys, values = self._keys, self._values
         for i in self._used_slots():
             yield keys[i], values[i]
@@ -280,8 +287,17 @@ class Long2LongOpenHashMap:
             else:
                 i += 1
         if self.cost is not None:
-            self.cost.scan(scanned)
+            self.cost.stream(scanned * SLOT_BYTES)
         return removed
+
+    def copy(self) -> Long2LongOpenHashMap:
+        """An independent map with the same arrays (no cost counter)."""
+        clone = Long2LongOpenHashMap.__new__(Long2LongOpenHashMap)
+        clone._capacity, clone._threshold, clone._size = self._capacity, self._threshold, self._size
+        clone._keys, clone._values = array("q", self._keys), array("q", self._values)
+        clone._used = bytearray(self._used)
+        clone.cost, clone._last = None, None
+        return clone
 
     def slot_of(self, key: int) -> int:
         """The slot ``key`` occupies, or -1 (for tests of the probing rules)."""

@@ -28,6 +28,7 @@ valid value. Locks are not modelled: every call is atomic here, as under Pulsar'
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from typing import ClassVar, Protocol
@@ -417,20 +418,26 @@ class LedgerBucketsModel(PendingAcksModel):
     def _bucket_jvm_bytes(self, bucket, layout: JvmLayout) -> int: ...
 
     @abstractmethod
+    def _copy_bucket(self, bucket): ...
+
+    def copy(self):
+        """An independent model in the same state (handlers shared, no cost counter)."""
+        clone = copy.copy(self)
+        clone._cost = None
+        clone._ledgers = SortedDict((k, self._copy_bucket(b)) for k, b in self._ledgers.items())
+        return clone
+
+    @abstractmethod
     def _outer_jvm_bytes(self, layout: JvmLayout) -> int: ...
 
     # ----------------------------------------------------------------- outer map costs
     def _outer_lookup(self, ledger_id: int) -> None:
         cost = self._cost
         if cost is not None:
-            depth = tree_depth(len(self._ledgers))
-            if self.OUTER_BOXED:
-                cost.visit(2 * depth)
-                box = boxed_long_bytes(ledger_id)
-                if box:
-                    cost.allocate(1, box)
-            else:
-                cost.visit(depth)
+            cost.search(tree_depth(len(self._ledgers)), 2 if self.OUTER_BOXED else 1)
+            box = boxed_long_bytes(ledger_id) if self.OUTER_BOXED else 0
+            if box:
+                cost.allocate(1, box)
 
     def _bucket(self, ledger_id: int):
         self._outer_lookup(ledger_id)

@@ -137,6 +137,13 @@ class LedgerPendingAcks:
             self.entries.remove_if(take)
         return removed
 
+    def copy(self) -> LedgerPendingAcks:
+        clone = LedgerPendingAcks(self.index is not None)
+        clone.entries = self.entries.copy()
+        clone.index = None if self.index is None else self.index.copy()
+        clone.index_enabled, clone.max_entry_id = self.index_enabled, self.max_entry_id
+        return clone
+
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """Map (+ ``LedgerPendingAcks`` object ``LLZJ`` = 32 B + BitSet when indexed)."""
         size = self.entries.jvm_bytes(layout)
@@ -192,8 +199,7 @@ class OpenHashPendingAcks(LedgerBucketsModel):
         before = len(bucket)
         bucket.put(entry_id, pack(*pair))
         if self.indexed and self._cost is not None:
-            self._cost.visit(1)  # BitSet object; its word is read by set()
-            self._cost.scan(1)
+            self._cost.visit(1)  # the BitSet object; set() counts its word
         return len(bucket) > before
 
     def _bucket_remove(self, bucket: LedgerPendingAcks, entry_id: int) -> Pair | None:
@@ -226,6 +232,9 @@ class OpenHashPendingAcks(LedgerBucketsModel):
 
     def _bucket_jvm_bytes(self, bucket: LedgerPendingAcks, layout: JvmLayout) -> int:
         return bucket.jvm_bytes(layout)
+
+    def _copy_bucket(self, bucket: LedgerPendingAcks) -> LedgerPendingAcks:
+        return bucket.copy()
 
     def capacities(self) -> dict[int, int]:
         """Hash-table capacity per ledger (never shrinks while the bucket lives)."""

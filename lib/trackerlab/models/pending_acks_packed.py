@@ -32,6 +32,8 @@ from trackerlab.models.pending_acks_common import (
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.jvm_collections import fastutil_avl_tree_map, fastutil_rb_tree_map
 
+#: Bytes an in-order walk streams per fastutil ``Long2LongXTreeMap.Entry``.
+_ENTRY_BYTES = 40
 #: Inner tree kinds: #26030 red-black, #26522 AVL.
 INNER_TREES = {"rb": fastutil_rb_tree_map, "avl": fastutil_avl_tree_map}
 
@@ -51,7 +53,7 @@ class PackedSortedPendingAcks(LedgerBucketsModel):
     # ----------------------------------------------------------------- cost helpers
     def _search(self, bucket: SortedDict) -> None:
         if self._cost is not None:
-            self._cost.visit(tree_depth(len(bucket)))
+            self._cost.search(tree_depth(len(bucket)))
 
     # ----------------------------------------------------------------- bucket hooks
     def _new_bucket(self) -> SortedDict:
@@ -83,7 +85,7 @@ class PackedSortedPendingAcks(LedgerBucketsModel):
         self._search(bucket)
         packed = bucket.pop(entry_id, None)
         if packed is not None and self._cost is not None:
-            self._cost.visit(2)  # unlink/rebalance (amortized)
+            self._cost.visit(1)  # the fix-up after the unlink (amortized)
         return None if packed is None else unpack(packed)
 
     def _bucket_len(self, bucket: SortedDict) -> int:
@@ -91,20 +93,26 @@ class PackedSortedPendingAcks(LedgerBucketsModel):
 
     def _bucket_items(self, bucket: SortedDict) -> Iterator[tuple[int, Pair]]:
         if self._cost is not None:
-            self._cost.visit(len(bucket))
+            self._cost.walk(len(bucket), _ENTRY_BYTES)
         return ((e, unpack(p)) for e, p in bucket.items())
 
     def _bucket_remove_all(self, ledger_id: int, bucket: SortedDict) -> list[Removed]:
-        if self._cost is not None:
-            self._cost.visit(3 * len(bucket))  # iterate + iterator.remove per entry
+        if self._cost is not None:  # walk + iterator.remove per entry
+            self._cost.walk(len(bucket), _ENTRY_BYTES)
+            self._cost.visit(len(bucket))
         return [(ledger_id, e, unpack(p)) for e, p in bucket.items()]
 
     def _bucket_remove_up_to(self, ledger_id: int, bucket: SortedDict, entry_id: int):
         stop = bucket.bisect_left(to_int64(entry_id + 1))  # headMap(entryId + 1)
         keys = list(bucket.islice(0, stop))
         if self._cost is not None and keys:
-            self._cost.visit(tree_depth(len(bucket)) + 3 * len(keys))
+            self._cost.search(tree_depth(len(bucket)))
+            self._cost.walk(len(keys), _ENTRY_BYTES)
+            self._cost.visit(len(keys))
         return [(ledger_id, e, unpack(bucket.pop(e))) for e in keys]
+
+    def _copy_bucket(self, bucket: SortedDict) -> SortedDict:
+        return bucket.copy()
 
     # ----------------------------------------------------------------- sizes
     def _outer_jvm_bytes(self, layout: JvmLayout) -> int:

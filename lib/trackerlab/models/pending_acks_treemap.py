@@ -38,6 +38,9 @@ from trackerlab.sizing.jvm_collections import boxed_long, int_int_pair, tree_map
 
 #: Objects read per visited ``TreeMap.Entry``: the entry and its boxed ``Long`` key.
 _NODE_OBJECTS = 2
+#: Bytes an in-order walk streams per entry: ``TreeMap.Entry`` 40 + ``Long`` 24 +
+#: ``IntIntPair`` 24, allocated together by each put.
+_ENTRY_BYTES = 88
 
 
 class TreeMapPendingAcks(LedgerBucketsModel):
@@ -61,7 +64,7 @@ class TreeMapPendingAcks(LedgerBucketsModel):
     def _search(self, bucket: SortedDict, entry_id: int) -> None:
         cost = self._cost
         if cost is not None:
-            cost.visit(_NODE_OBJECTS * tree_depth(len(bucket)))
+            cost.search(tree_depth(len(bucket)), _NODE_OBJECTS)
             box = boxed_long_bytes(entry_id)
             if box:
                 cost.allocate(1, box)
@@ -97,7 +100,7 @@ class TreeMapPendingAcks(LedgerBucketsModel):
         self._search(bucket, entry_id)
         pair = bucket.pop(entry_id, None)
         if pair is not None and self._cost is not None:
-            self._cost.visit(3)  # the pair + unlink/rebalance (amortized)
+            self._cost.visit(2)  # the pair + the fix-up after the unlink (amortized)
         return pair
 
     def _bucket_len(self, bucket: SortedDict) -> int:
@@ -105,13 +108,14 @@ class TreeMapPendingAcks(LedgerBucketsModel):
 
     def _bucket_items(self, bucket: SortedDict) -> Iterator[tuple[int, Pair]]:
         if self._cost is not None:
-            self._cost.visit(3 * len(bucket))  # entry, key, pair
+            self._cost.walk(len(bucket), _ENTRY_BYTES)
         return iter(bucket.items())
 
     def _bucket_remove_all(self, ledger_id: int, bucket: SortedDict) -> list[Removed]:
         if self._cost is not None:
-            # entry + key + pair per entry; the real class also unlinks each entry
-            self._cost.visit((2 if self.jmh_old_store else 5) * len(bucket))
+            self._cost.walk(len(bucket), _ENTRY_BYTES)
+            if not self.jmh_old_store:  # the real class unlinks entry by entry
+                self._cost.visit(len(bucket))
         return [(ledger_id, e, p) for e, p in bucket.items()]
 
     def _bucket_remove_up_to(self, ledger_id: int, bucket: SortedDict, entry_id: int):
@@ -120,19 +124,22 @@ class TreeMapPendingAcks(LedgerBucketsModel):
         keys = list(bucket.islice(0, stop))
         cost = self._cost
         if cost is not None and keys:
-            cost.visit(_NODE_OBJECTS * tree_depth(len(bucket)))  # headMap's first entry
-            if self.jmh_old_store:
-                cost.visit(5 * len(keys))  # iterator: entry, key, pair; remove: unlink
-            else:
-                # copy: new TreeMap + one Entry per key, iterated and removed; then
+            cost.search(tree_depth(len(bucket)), _NODE_OBJECTS)  # headMap's first entry
+            cost.walk(len(keys), _ENTRY_BYTES)
+            cost.visit(len(keys))  # iterator.remove: fix-up per entry
+            if not self.jmh_old_store:
+                # the copy: new TreeMap + one Entry per key, written and walked; then
                 # ledgerMap.remove(entryId) re-boxes the key and searches the original
                 cost.allocate(1 + len(keys), tree_map(len(keys)))
-                cost.visit(5 * len(keys))
+                cost.walk(len(keys), tree_map(1) - tree_map(0))
                 for e in keys:
                     self._search(bucket, e)
-                    cost.visit(2)
+                    cost.visit(1)
         removed = [(ledger_id, e, bucket.pop(e)) for e in keys]
         return removed
+
+    def _copy_bucket(self, bucket: SortedDict) -> SortedDict:
+        return bucket.copy()
 
     # ----------------------------------------------------------------- sizes
     def _outer_jvm_bytes(self, layout: JvmLayout) -> int:
