@@ -70,7 +70,8 @@ def same_rows(layout_cls, got: list, want: list) -> None:
 # --------------------------------------------------------------------------- state machines
 
 
-def machine_for(layout: str):
+def machine_for(layout: str, **options):
+    """A state machine of ``layout`` (``options`` go to its constructor) vs the reference."""
     cls = LAYOUTS[layout]
 
     class LayoutVsReference(RuleBasedStateMachine):
@@ -78,7 +79,9 @@ def machine_for(layout: str):
             super().__init__()
             self.recorder = Recorder()
             self.model = cls(
-                add_handler=lambda led, e, h: not refused(h), remove_handler=self.recorder
+                add_handler=lambda led, e, h: not refused(h),
+                remove_handler=self.recorder,
+                **options,
             )
             self.ref = ReferencePendingAcks(
                 cls.refuses_negative_update, skips_negative_boundary=layout == "open-hash-bitset"
@@ -186,6 +189,18 @@ def machine_for(layout: str):
 
 for _layout in LAYOUTS:
     globals()[f"TestStateMachine_{_layout.replace('-', '_')}"] = machine_for(_layout)
+#: The benchmark's old store removes differently (no copy, whole ledgers dropped): same results.
+TestStateMachine_treemap_jmh_store = machine_for("treemap", jmh_old_store=True)
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_copy_is_independent(layout):
+    m = build(layout, *Dataset(300, 3).arrays())
+    clone = m.copy()
+    clone.remove_all_up_to(1, 50)
+    clone.add_pending_ack_if_allowed(9, 9, 1, 1)
+    assert m.size() == 300 and clone.size() == 300 - 151 + 1
+    assert list(m.items()) == list(build(layout, *Dataset(300, 3).arrays()).items())
 
 
 # --------------------------------------------------------------------------- packing
