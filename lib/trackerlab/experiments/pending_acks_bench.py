@@ -24,8 +24,10 @@ row follows the benchmark's own ``OldProductionPendingAckStore`` (no boundary co
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -148,19 +150,32 @@ class RollingWindow:
         return remaining
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Time without the cyclic garbage collector, as ``timeit`` does."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _run_cycle(cycle: str, store: PendingAcksModel, window: RollingWindow, ops: int) -> float:
     """Run ``ops`` operations; returns the seconds they took."""
     step = window.dispatch_and_ack
     partial = cycle == "dispatchAckAndPartialAckCycle"
-    start = time.perf_counter()
-    if partial:
-        for _ in range(ops):
-            step(store)
-            window.partial_ack(store)
-    else:
-        for _ in range(ops):
-            step(store)
-    return time.perf_counter() - start
+    with _no_gc():
+        start = time.perf_counter()
+        if partial:
+            for _ in range(ops):
+                step(store)
+                window.partial_ack(store)
+        else:
+            for _ in range(ops):
+                step(store)
+        return time.perf_counter() - start
 
 
 # --------------------------------------------------------------------------- range removals
@@ -217,9 +232,10 @@ def _measure_cycle(layout: str, cycle: str, ledgers: int, cfg: BenchConfig) -> d
         removed = 0
         for _ in range(cfg.repeats):
             store = base.copy()
-            start = time.perf_counter()
-            removed = store.remove_all_up_to(*md, _consume)
-            best = min(best, time.perf_counter() - start)
+            with _no_gc():
+                start = time.perf_counter()
+                removed = store.remove_all_up_to(*md, _consume)
+                best = min(best, time.perf_counter() - start)
         counted = base.copy()
         counted.cost = cost
         counted.remove_all_up_to(*md, _consume)
