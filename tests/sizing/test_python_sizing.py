@@ -167,7 +167,7 @@ def test_nested_dict_of_1e4_bitmap64_within_3_percent_and_plain_asizeof_is_far_o
 
 
 def test_nested_dict_fewer_larger_bitmaps():
-    nested, truth = _nested(10, 10, 1000)
+    nested, truth = _nested(20, 20, 1000)
     assert python_real_bytes(nested) == pytest.approx(truth, rel=0.03)
 
 

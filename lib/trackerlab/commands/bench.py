@@ -1,14 +1,74 @@
-"""``trackerlab bench TARGET``: operation-cost benchmarks, as ratios from one run.
+"""``trackerlab bench TARGET``: benchmarks that print rates and ratios measured in one run.
 
 Each target is a sub-subcommand registered in :data:`BENCHES` (name -> function adding its
-parser); benchmarks print ratios between layouts measured in the same process and
-machine-independent counts, never absolute timings to compare across machines.
+parser); the work is in ``trackerlab.experiments.bench_*``, imported inside the handler.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+
+
+def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "heaps",
+        help="pair map and triple heap: bulk build vs per-operation Python loop",
+        description=(
+            "Build ConcurrentLongLongPairHashMap (NegativeAcksTracker v.B) and "
+            "TripleLongPriorityQueue from --messages entries with the bulk path, and from "
+            "--loop-messages entries with the per-operation model; print messages/s, the ratio "
+            "and the seconds taken to size the bulk result."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk entries (1..1e9)")
+    p.add_argument(
+        "--loop-messages", type=int, default=100_000, help="per-operation entries (1..1e7)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_run_heaps)
+
+
+def _run_heaps(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_heaps import bench_heaps, format_rows
+
+    print(format_rows(bench_heaps(args.messages, args.loop_messages, args.seed)))
+    return 0
+
+
+def _add_build(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "build",
+        help="PIP-393 time buckets: bulk build vs per-message loop, sizing time, streamed peak",
+        description=(
+            "Build the PIP-393 NegativeAcksTracker from --messages nacks (x = 8 msg/ms, "
+            "y = 10 bits) with the bulk path and from --loop-messages with the per-message "
+            "API; print messages/s, the ratio, the seconds taken to size the result, and "
+            "with --streamed N the peak memory of building from N messages in chunks."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk messages (1..1e9)")
+    p.add_argument("--loop-messages", type=int, default=200_000, help="per-message loop (1..1e7)")
+    p.add_argument("--streamed", type=int, default=0, help="also stream N messages (0: skip)")
+    p.set_defaults(func=_run_build)
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_build import run, streamed_peak
+    from trackerlab.params import check_int
+
+    messages = check_int("--messages", args.messages, 1, 10**9)
+    loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
+    streamed = check_int("--streamed", args.streamed, 0, 10**10)
+    print("\n".join(run(messages, loop).lines()))
+    if streamed:
+        seconds, peak, entries = streamed_peak(streamed)
+        print(
+            f"streamed build of {streamed:,} messages: {seconds:.1f} s "
+            f"({streamed / seconds / 1e6:.1f} M msg/s), {entries:,} entries, "
+            f"peak RSS {peak:,.0f} MiB"
+        )
+    return 0
 
 
 def _csv(text: str) -> list[str]:
@@ -105,6 +165,8 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
 
 #: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
 BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
+    "build": _add_build,
+    "heaps": _add_heaps,
     "pending-acks": _add_pending_acks,
 }
 
@@ -112,8 +174,8 @@ BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "bench",
-        help="operation-cost benchmarks (ratios from one run, machine-independent counts)",
-        description="Operation-cost benchmarks. `trackerlab bench TARGET --help` for each.",
+        help="benchmarks: rates and ratios from one run",
+        description="Benchmarks. `trackerlab bench TARGET --help` for each.",
     )
     targets = p.add_subparsers(dest="target", metavar="TARGET", parser_class=type(p))
     for add in BENCHES.values():

@@ -22,6 +22,7 @@ from trackerlab.experiments.published import PublishedNumber, load_published
 #: Modules whose import registers reproducers (added by the model issues).
 REPRODUCER_MODULES: tuple[str, ...] = (
     "trackerlab.experiments.repro_time_buckets",
+    "trackerlab.experiments.repro_heaps",
     "trackerlab.experiments.repro_pending_acks",
 )
 

@@ -19,6 +19,7 @@ from trackerlab.models.time_buckets import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing import theory
 from trackerlab.sizing.jvm import LAYOUTS
 from trackerlab.sizing.python import python_real_bytes
+from trackerlab.sizing.registry import SizeRequest, SizeResult, structure
 from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 
@@ -38,9 +39,10 @@ class BucketRun:
     run_optimize: bool = False
     layout: str = "compressed"
     seed: int = 0
-    formula: str = (
-        "pip393"  # the published theory column: "pip393" (seed 000) or "timebucket" (001)
-    )
+    #: the published theory column: "pip393" (seed 000) or "timebucket" (seed 001)
+    formula: str = "pip393"
+    #: delayed delivery: messages due within one tick are dispatched at once, not tracked
+    tick_ms: int | None = None
 
     def workload(self) -> Workload:
         return Workload(
@@ -82,9 +84,11 @@ def build_index(run: BucketRun) -> TimeBucketIndex:
     """Stream the workload into a new index (bulk path) and seal it."""
     index = TimeBucketIndex(run.trim_bits, "open-hash", run.run_optimize)
     for chunk in run.workload().chunks():
-        index.add_arrays(
-            trim_lower_bits(chunk.deliver_at, run.trim_bits), chunk.ledger, chunk.entry
-        )
+        ledger, entry, deliver_at = chunk.ledger, chunk.entry, chunk.deliver_at
+        if run.tick_ms is not None:  # addMessage: deliverAt <= now + tick is dispatched at once
+            keep = chunk.delay_ms > run.tick_ms
+            ledger, entry, deliver_at = ledger[keep], entry[keep], deliver_at[keep]
+        index.add_arrays(trim_lower_bits(deliver_at, run.trim_bits), ledger, entry)
     index.seal()
     return index
 
@@ -124,3 +128,75 @@ def measure(run: BucketRun, python: bool = True) -> BucketSizes:
         bitset_containers=stats.bitset_containers,
         run_containers=stats.run_containers,
     )
+
+
+# --------------------------------------------------------------------------- trackerlab size
+
+
+def _size_result(name: str, run: BucketRun) -> SizeResult:
+    sizes = measure(run)
+    return SizeResult(
+        structure=name,
+        entries=sizes.entries,
+        python_bytes=sizes.python_bytes,
+        jvm_bytes=sizes.jvm_bytes,
+        theory_bytes=sizes.theory_published_bytes,
+        theory_corrected_bytes=sizes.theory_corrected_bytes,
+        details={
+            "messages_per_bucket": run.messages_per_bucket,
+            "buckets": sizes.buckets,
+            "bitmaps": sizes.bitmaps,
+            "containers": f"{sizes.array_containers} array, {sizes.bitset_containers} bitset, "
+            f"{sizes.run_containers} run",
+            "java_shape": run.shape,
+        },
+    )
+
+
+_USES = (
+    "messages",
+    "rate_per_ms",
+    "entries_per_ledger",
+    "batch_size",
+    "delay",
+    "pattern",
+    "seed",
+    "layout",
+    "run_optimize",
+)
+
+
+def _run_for(req: SizeRequest, trim_bits: int, formula: str, tick_ms: int | None) -> BucketRun:
+    return BucketRun(
+        messages=req.messages,
+        rate_per_ms=req.rate_per_ms,
+        trim_bits=trim_bits,
+        entries_per_ledger=req.entries_per_ledger,
+        delay=req.delay,
+        pattern=req.pattern,
+        batch_size=req.batch_size,
+        run_optimize=req.run_optimize,
+        layout=req.layout,
+        seed=req.seed,
+        formula=formula,
+        tick_ms=tick_ms,
+    )
+
+
+@structure(
+    "nack-buckets",
+    "PIP-393 NegativeAcksTracker: AVL -> open hash -> Roaring64Bitmap",
+    (*_USES, "trim_bits"),
+)
+def _nack_buckets(req: SizeRequest) -> SizeResult:
+    return _size_result("nack-buckets", _run_for(req, req.trim_bits, "pip393", None))
+
+
+@structure(
+    "delayed-buckets",
+    "time-bucketed InMemoryDelayedDeliveryTracker (#23611): trim bits = floor(log2 tick)",
+    (*_USES, "tick_ms"),
+)
+def _delayed_buckets(req: SizeRequest) -> SizeResult:
+    bits = max(req.tick_ms.bit_length() - 1, 0)  # calculateTimestampPrecisionBitCnt
+    return _size_result("delayed-buckets", _run_for(req, bits, "timebucket", req.tick_ms))

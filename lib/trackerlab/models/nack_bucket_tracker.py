@@ -70,9 +70,11 @@ class BucketNackTracker:
         """
         if len(chunk) == 0:
             return
-        backoff = np.where(chunk.delay_ms > 0, chunk.delay_ms, self.delay_ms)
-        backoff = np.maximum(backoff, MIN_NACK_DELAY_MS)
-        target = chunk.publish_ms + backoff
+        if chunk.delay_ms.any():
+            backoff = np.where(chunk.delay_ms > 0, chunk.delay_ms, self.delay_ms)
+            target = chunk.publish_ms + np.maximum(backoff, MIN_NACK_DELAY_MS)
+        else:
+            target = chunk.publish_ms + self.delay_ms
         buckets = trim_lower_bits(target, self.precision_bits)
         self.index.add_arrays(buckets, chunk.ledger, chunk.entry)
         if self.timeout_at is None:

@@ -126,7 +126,11 @@ def jvm_bytes(
 ) -> int:
     """:func:`jvm_bytes_from_content` of a built index."""
     return jvm_bytes_from_content(
-        index.content(), len(index.buckets), shape, index.run_optimize, layout
+        index.content(runs=False),
+        len(index.buckets),
+        shape,
+        index.run_optimize,
+        layout,
     )
 
 

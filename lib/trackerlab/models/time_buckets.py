@@ -37,7 +37,10 @@ INNER_KINDS = ("open-hash", "sorted")
 
 def trim_lower_bits(timestamp_ms: int | np.ndarray, bits: int) -> int | np.ndarray:
     """``timestamp & (-1L << bits)``: the bucket key (floor to a multiple of ``2^bits``)."""
-    return timestamp_ms & ~((1 << bits) - 1)
+    mask = ~((1 << bits) - 1)
+    if isinstance(timestamp_ms, np.ndarray):
+        return timestamp_ms & np.int64(mask)  # a numpy scalar avoids a slow int conversion
+    return timestamp_ms & mask
 
 
 def _is_lex_sorted(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> bool:
@@ -195,17 +198,39 @@ class TimeBucketIndex:
             )
         return BucketStats(len(self.buckets), *map(int, counts))
 
-    def content(self) -> np.ndarray:
+    def content(self, runs: bool = True) -> np.ndarray:
         """One row per (bucket, ledger, 2^16 chunk): bucket, ledger, chunk key, cardinality,
-        runs, insertion rank of the ledger in its bucket. Feeds the JVM layout model."""
-        rows = []
+        runs, insertion rank of the ledger in its bucket. Feeds the JVM layout model.
+
+        With ``runs=True`` each bitmap's values are exported to count its runs exactly.
+        With ``runs=False`` single-chunk bitmaps (entry ids below 65,536, the usual case)
+        cost O(1) each and the run column says only what sizing needs: 0 in a plain index
+        (Java's ``add`` never builds runs); in a sealed run-optimized index the run count of
+        a run container, or the cardinality where CRoaring kept an array or bitset (its
+        ``run_optimize`` uses Java's "strictly smaller" rule, so Java keeps it too).
+        """
+        rows: list[tuple[int, int, int, int, int, int]] = []
+        blocks: list[np.ndarray] = []
         for bucket, ledgers in self.buckets.items():
             for rank, (ledger, bm) in enumerate(ledgers.items()):
-                values = np.frombuffer(bm.to_array(), dtype=np.uint64)
-                rows.append(_chunk_rows(bucket, ledger, rank, values))
-        if not rows:
+                key = bm.min() >> 16
+                if runs or key != bm.max() >> 16:
+                    values = np.frombuffer(bm.to_array(), dtype=np.uint64)
+                    blocks.append(_chunk_rows(bucket, ledger, rank, values))
+                else:
+                    card, n_runs = len(bm), 0
+                    if self.run_optimize:
+                        stats = bm.get_statistics()
+                        n_runs = card
+                        if stats["n_run_containers"]:
+                            n_runs = (stats["n_bytes_run_containers"] - 2) // 4
+                    rows.append((bucket, ledger, key, card, n_runs, rank))
+        if rows:
+            blocks.append(np.array(rows, dtype=np.int64))
+        if not blocks:
             return np.zeros((0, 6), dtype=np.int64)
-        return np.concatenate(rows)
+        table = np.concatenate(blocks)
+        return table[np.lexsort((table[:, 2], table[:, 5], table[:, 0]))]
 
 
 def _chunk_rows(bucket: int, ledger: int, rank: int, values: np.ndarray) -> np.ndarray:

@@ -19,7 +19,11 @@ from trackerlab.params import check_choice, check_float, check_int, check_positi
 from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
 
 #: Modules whose import registers structures (added by the model issues).
-STRUCTURE_MODULES: tuple[str, ...] = ("trackerlab.models.pending_acks",)
+STRUCTURE_MODULES: tuple[str, ...] = (
+    "trackerlab.experiments.time_bucket_runs",
+    "trackerlab.sizing.heap_structures",
+    "trackerlab.models.pending_acks",
+)
 
 
 @dataclass(frozen=True)
