@@ -27,7 +27,6 @@ from ..conftest import assert_one_line_error
 IDS = [f"N{i}" for i in range(20, 44)]
 
 
-@pytest.mark.slow
 def test_every_seed_002_number_is_reproduced_within_three_percent():
     results = reproduce(IDS)
     assert [r.id for r in results] == IDS
@@ -115,7 +114,6 @@ def test_treemap_cycle_allocates_like_the_seed_old_store():
     assert df.alloc_bytes.iloc[0] == pytest.approx(112 - 2 * 24 * 128 / 2000 + 88 / 2000)
 
 
-@pytest.mark.slow
 def test_bench_direction_matches_the_seed_in_every_cell():
     cfg = BenchConfig(layouts=("treemap", "open-hash-bitset"), ops=500, repeats=1)
     df = run_bench(cfg)

@@ -141,6 +141,8 @@ class PendingAcksModel(ABC):
     java: ClassVar[str]
     #: True when ``forEach`` visits the entries of a ledger in ascending order.
     sorted_entries: ClassVar[bool] = True
+    #: True when ``forEach`` and ``removeAllUpTo`` visit ledgers in ascending order.
+    ledger_ordered: ClassVar[bool] = True
     #: True when ``updateRemainingUnacked`` refuses a negative result (#26030).
     refuses_negative_update: ClassVar[bool] = False
 
