@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -107,6 +109,29 @@ def _private_kernel() -> Iterator[None]:
                 os.environ.pop("JUPYTER_PATH", None)
             else:
                 os.environ["JUPYTER_PATH"] = saved
+
+
+@contextlib.contextmanager
+def _sigint_guard() -> Iterator[threading.Event]:
+    """Record Ctrl-C even if a library catches the KeyboardInterrupt it raises.
+
+    The handler still raises KeyboardInterrupt (the default behaviour); the event lets
+    :func:`run_report` refuse to publish after an interrupt whatever happened to it.
+    """
+    event = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        event.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _now() -> str:
@@ -222,7 +247,7 @@ def run_report(
     check_writable(out)
     provenance = {"git_commit": git_commit(), "versions": library_versions()}
     result = ReportResult(index=out / "index.html")
-    with _private_kernel(), staged(out) as stage:
+    with _private_kernel(), _sigint_guard() as interrupted, staged(out) as stage:
         for i, name in enumerate(params, 1):
             log(f"[{i}/{len(params)}] {name} (profile {profile}) ...")
             t0 = time.monotonic()
@@ -233,5 +258,9 @@ def run_report(
             else:
                 result.published.append(name)
                 log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
+            if interrupted.is_set():  # a library swallowed the KeyboardInterrupt
+                raise KeyboardInterrupt
         write_index(stage)
+        if interrupted.is_set():
+            raise KeyboardInterrupt
     return result
