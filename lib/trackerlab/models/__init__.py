@@ -1,0 +1,1 @@
+"""Models of Pulsar components, one module per component (see each module's docstring)."""
