@@ -19,6 +19,8 @@ from trackerlab.errors import UsageError
 COMMAND_MODULES = (
     "report",
     "reproduce",
+    "simulate",
+    "bench",
 )
 
 

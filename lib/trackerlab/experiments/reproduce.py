@@ -20,7 +20,7 @@ from trackerlab.errors import UsageError
 from trackerlab.experiments.published import PublishedNumber, load_published
 
 #: Modules whose import registers reproducers (added by the model issues).
-REPRODUCER_MODULES: tuple[str, ...] = ()
+REPRODUCER_MODULES: tuple[str, ...] = ("trackerlab.experiments.repro_receiver_queue",)
 
 #: Verdicts, from best to worst.
 REPRODUCED = "reproduced"
