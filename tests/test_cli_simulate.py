@@ -17,7 +17,7 @@ from .conftest import assert_one_line_error
         (["--rate", "5", "--client", "rust"], ["unknown client 'rust'", "go, java"]),
         (["--rate", "abc"], ["invalid float value: 'abc'"]),
         ([], ["required: --rate"]),
-        (["--rate", "5", "--latency-ms", "-1"], ["--latency-ms must be a number >="]),
+        (["--rate", "5", "--latency-ms", "-1"], ["--latency-ms must be a number > 0.02"]),
         (["--rate", "5", "--duration-s", "0"], ["--duration-s must be a number > 0"]),
         (["--rate", "5", "--backlog", "--producer-rate", "3"], ["exclude each other"]),
         (["--rate", "5", "--memory-limit-bytes", "-1"], ["--memory-limit-bytes"]),

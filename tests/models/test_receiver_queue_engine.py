@@ -27,7 +27,7 @@ def configs(draw) -> ReceiverQueueConfig:
         auto_scale=draw(st.booleans()) or draw(st.booleans()),
         receiver_queue_size=draw(st.integers(1, 64)),
         max_total_receiver_queue_size_across_partitions=draw(st.integers(3, 200)),
-        refill_latency_ms=dispatch + draw(st.sampled_from([0.0, 0.1, 2.0, 10.0, 30.0])),
+        refill_latency_ms=dispatch + draw(st.sampled_from([1e-5, 0.01, 0.1, 2.0, 10.0, 30.0])),
         dispatch_ms=dispatch,
         max_read_entries=draw(st.integers(1, 20)),
         producer_rate=draw(st.sampled_from([None, 50.0, 800.0, 5000.0])),
@@ -126,3 +126,28 @@ def test_slow_application_go_grows_to_max_java_does_not():
     slow = ReceiverQueueConfig(rate=5, producer_rate=1000, duration_s=20)
     assert simulate(slow.with_(client="go")).final_sizes == (1000,)
     assert simulate(slow.with_(client="java")).final_sizes == (1,)
+
+
+def test_java_batch_receive_min_size_and_batches():
+    """batchMax 10: the queue starts at 2 * 10 - 2 = 18 and the application takes batches."""
+    cfg = ReceiverQueueConfig(
+        client="java", rate=1000, receive_mode="batch", batch_max_messages=10,
+        producer_rate=None, duration_s=1, record_consumption=True,
+    )  # fmt: skip
+    res = simulate(cfg)
+    assert [size for _, _, size in res.size_log][:2] == [36, 72]  # doublings of 18
+    per_instant: dict[int, int] = defaultdict(int)
+    for t, _, _ in res.consumption:
+        per_instant[t] += 1
+    # an endless backlog always has enough: every batch is full (several at one instant
+    # while the Guava limiter spends stored permits)
+    assert {n % 10 for n in per_instant.values()} == {0}
+    assert res.consumed == pytest.approx(1000, rel=0.05)
+
+
+def test_java_partitioned_max_total_caps_each_partition():
+    cfg = ReceiverQueueConfig(
+        client="java", rate=5, partitions=4, producer_rate=1000,
+        max_total_receiver_queue_size_across_partitions=40, auto_scale=False, duration_s=1,
+    )  # fmt: skip
+    assert simulate(cfg).final_sizes == (10, 10, 10, 10)

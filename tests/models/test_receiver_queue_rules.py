@@ -367,6 +367,8 @@ class CreditMachine(RuleBasedStateMachine):
         if a.shrinks:
             self.shrunk = True
         assert a.permits >= 0 or self.shrunk
+        # the queue never holds more than the size, except the negative permits of a shrink
+        assert a.incoming <= a.size - min(a.permits, 0)
         b = self.b
         assert (a.size, a.permits, a.incoming, a.hint) == (b.size, b.permits, b.incoming, b.hint)
 

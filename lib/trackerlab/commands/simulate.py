@@ -32,6 +32,12 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--fixed", action="store_true", help="fixed-size queue (no auto-scaling)")
     p.add_argument(
+        "--max-total-queue-size",
+        type=int,
+        default=50000,
+        help="Java maxTotalReceiverQueueSizeAcrossPartitions (default 50000)",
+    )
+    p.add_argument(
         "--producer-rate",
         type=float,
         default=None,
@@ -114,7 +120,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         raise UsageError("--backlog and --producer-rate exclude each other")
     timing = harness_for(client).timing()
     if args.latency_ms is not None:
-        check_float("--latency-ms", args.latency_ms, timing["dispatch_ms"], None)
+        check_float("--latency-ms", args.latency_ms, timing["dispatch_ms"], None, lo_open=True)
         timing["refill_latency_ms"] = args.latency_ms
     if args.memory_limit_bytes is not None:
         check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, None)
@@ -125,6 +131,9 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         partitions=args.partitions,
         auto_scale=not args.fixed,
         receiver_queue_size=args.queue_size,
+        max_total_receiver_queue_size_across_partitions=check_int(
+            "--max-total-queue-size", args.max_total_queue_size, 1, None
+        ),
         **timing,
         producer_rate=None if args.backlog else (args.producer_rate or rate),
         arrivals="poisson" if args.poisson else "paced",

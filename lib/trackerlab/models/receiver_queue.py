@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from trackerlab.errors import UsageError
 from trackerlab.models import receiver_queue_go as go
 from trackerlab.models import receiver_queue_java as java
 from trackerlab.models.memory_limit import DEFAULT_MEMORY_LIMIT_BYTES
@@ -88,7 +89,14 @@ class ReceiverQueueConfig:
                 None,
             )
         check_float("dispatch_ms", self.dispatch_ms, 0, None, lo_open=True)
-        check_float("refill_latency_ms", self.refill_latency_ms, self.dispatch_ms, None)
+        check_float(
+            "refill_latency_ms", self.refill_latency_ms, self.dispatch_ms, None, lo_open=True
+        )
+        if self.one_way_ns < 1:  # every network hop takes time: events never pile up at "now"
+            raise UsageError(
+                f"refill_latency_ms must exceed dispatch_ms ({self.dispatch_ms:g}) by at least "
+                f"2 ns, got {self.refill_latency_ms:g}"
+            )
         check_int("max_read_entries", self.max_read_entries, 1, None)
         if self.producer_rate is not None:
             check_positive("producer_rate", self.producer_rate)

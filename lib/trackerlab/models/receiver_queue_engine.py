@@ -202,8 +202,8 @@ class Engine:
         permits = self.permits[q]
         if permits <= 0:
             return
-        if self.busy_until[q] > t:
-            self.wake(q, self.busy_until[q])
+        if self.busy_until[q] >= t:  # a read ending at t is done only when its wake runs,
+            self.wake(q, self.busy_until[q])  # after every Flow arriving at t
             return
         schedule, dispatched = self.schedule, self.dispatched[q]
         if schedule is None:
@@ -363,9 +363,11 @@ class Engine:
         if kind == FLOW:
             self.permits[q] += a
             self.try_dispatch(q, t)
-        elif kind == WAKE:
+        elif kind == WAKE:  # (inlined in run)
             if t == self.wake_at[q]:
                 self.wake_at[q] = None
+                if self.busy_until[q] <= t:
+                    self.busy_until[q] = -1
                 self.try_dispatch(q, t)
         elif kind == ARRIVAL:
             self.arrival(q, a, b, t)
@@ -402,6 +404,8 @@ class Engine:
             elif kind == WAKE:
                 if t == wake_at[q]:
                     wake_at[q] = None
+                    if self.busy_until[q] <= t:
+                        self.busy_until[q] = -1
                     self.try_dispatch(q, t)
             else:
                 self.handle(t, kind, q, a, b)
