@@ -49,7 +49,7 @@ def configs(draw) -> ReceiverQueueConfig:
     )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs())
 def test_fast_engine_equals_per_event_reference(cfg):
     fast, ref = simulate(cfg), simulate_reference(cfg)
