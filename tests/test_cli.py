@@ -80,3 +80,19 @@ def test_python_dash_m_and_console_script_agree(cli):
     assert direct.returncode == module.returncode == 0
     assert direct.stdout == module.stdout
     assert module.stdout.splitlines()[0].startswith("id,system,parameters,published")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["size", "nope"], ["unknown structure 'nope'"]),
+        (["size"], ["size needs a STRUCTURE"]),
+        (["size", "x", "--messages", "-5"], ["--messages must be an integer >= 0, got -5"]),
+        (["size", "x", "--trim-bits", "63"], ["--trim-bits must be an integer in 0..62, got 63"]),
+        (["size", "x", "--rate-per-ms", "0"], ["--rate-per-ms must be a number > 0"]),
+        (["size", "x", "--rate-per-ms", "fast"], ["invalid float value: 'fast'"]),
+        (["size", "x", "--layout", "tiny"], ["unknown --layout 'tiny'", "compressed"]),
+    ],
+)
+def test_size_bad_input(cli, args, needles):
+    assert_one_line_error(cli(*args), *needles)

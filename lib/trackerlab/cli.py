@@ -19,6 +19,8 @@ from trackerlab.errors import UsageError
 COMMAND_MODULES = (
     "report",
     "reproduce",
+    "size",
+    "jvm_check",
     "simulate",
     "bench",
 )
@@ -35,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="trackerlab",
+        allow_abbrev=False,
         description="Model, measure and report Apache Pulsar's message-tracking structures.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

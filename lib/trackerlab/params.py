@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 def _range_text(lo: float | None, hi: float | None, *, lo_open: bool = False) -> str:
     if lo is not None and hi is not None:
-        return f"{lo}..{hi}" if not lo_open else f"> {lo} and <= {hi}"
+        return f"in {lo}..{hi}" if not lo_open else f"> {lo} and <= {hi}"
     if lo is not None:
         return f"> {lo}" if lo_open else f">= {lo}"
     if hi is not None:
@@ -35,10 +35,10 @@ def check_int(name: str, value: object, lo: int | None = None, hi: int | None = 
         ):
             value = int(value)
         else:
-            raise UsageError(f"{name} must be an integer in {_range_text(lo, hi)}, got {value!r}")
+            raise UsageError(f"{name} must be an integer {_range_text(lo, hi)}, got {value!r}")
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise UsageError(f"{name} must be an integer in {_range_text(lo, hi)}, got {value}")
+        raise UsageError(f"{name} must be an integer {_range_text(lo, hi)}, got {value}")
     return value
 
 

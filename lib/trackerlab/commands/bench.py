@@ -1,7 +1,7 @@
-"""``trackerlab bench <model>``: performance benchmarks that print measured times.
+"""``trackerlab bench TARGET``: benchmarks that print rates and ratios measured in one run.
 
-Benchmarks are sub-subcommands listed in :data:`BENCHMARKS`; goals are printed next to
-the measurement, never asserted in tests.
+Each target is a sub-subcommand registered in :data:`BENCHES` (name -> function adding its
+parser); the work is in ``trackerlab.experiments.bench_*``, imported inside the handler.
 """
 
 from __future__ import annotations
@@ -10,30 +10,83 @@ import argparse
 from collections.abc import Callable
 
 
-def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
+def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "heaps",
+        help="pair map and triple heap: bulk build vs per-operation Python loop",
+        description=(
+            "Build ConcurrentLongLongPairHashMap (NegativeAcksTracker v.B) and "
+            "TripleLongPriorityQueue from --messages entries with the bulk path, and from "
+            "--loop-messages entries with the per-operation model; print messages/s, the ratio "
+            "and the seconds taken to size the bulk result."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk entries (1..1e9)")
+    p.add_argument(
+        "--loop-messages", type=int, default=100_000, help="per-operation entries (1..1e7)"
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_run_heaps)
+
+
+def _run_heaps(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_heaps import bench_heaps, format_rows
+
+    print(format_rows(bench_heaps(args.messages, args.loop_messages, args.seed)))
+    return 0
+
+
+def _add_build(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "build",
+        help="PIP-393 time buckets: bulk build vs per-message loop, sizing time, streamed peak",
+        description=(
+            "Build the PIP-393 NegativeAcksTracker from --messages nacks (x = 8 msg/ms, "
+            "y = 10 bits) with the bulk path and from --loop-messages with the per-message "
+            "API; print messages/s, the ratio, the seconds taken to size the result, and "
+            "with --streamed N the peak memory of building from N messages in chunks."
+        ),
+    )
+    p.add_argument("--messages", type=int, default=10_000_000, help="bulk messages (1..1e9)")
+    p.add_argument("--loop-messages", type=int, default=200_000, help="per-message loop (1..1e7)")
+    p.add_argument("--streamed", type=int, default=0, help="also stream N messages (0: skip)")
+    p.set_defaults(func=_run_build)
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_build import run, streamed_peak
+    from trackerlab.params import check_int
+
+    messages = check_int("--messages", args.messages, 1, 10**9)
+    loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
+    streamed = check_int("--streamed", args.streamed, 0, 10**10)
+    print("\n".join(run(messages, loop).lines()))
+    if streamed:
+        seconds, peak, entries = streamed_peak(streamed)
+        print(
+            f"streamed build of {streamed:,} messages: {seconds:.1f} s "
+            f"({streamed / seconds / 1e6:.1f} M msg/s), {entries:,} entries, "
+            f"peak RSS {peak:,.0f} MiB"
+        )
+    return 0
+
+
+def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "receiver-queue",
+        help="receiver-queue simulator: wall time of 60 s at 20,000 msg/s (goal < 10 s)",
+        description=(
+            "Simulate --duration-s seconds of a paced producer and an application at --rate "
+            "msg/s (1.2 M messages by default) for Go and Java, one and three partitions and "
+            "a fixed queue; print wall time and messages/s against the 10 s goal."
+        ),
+    )
     p.add_argument("--rate", type=float, default=20_000.0, help="msg/s (default 20000)")
     p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
-    p.set_defaults(func=run_receiver_queue)
+    p.set_defaults(func=_run_receiver_queue)
 
 
-BENCHMARKS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None]], ...] = (
-    (
-        "receiver-queue",
-        "wall time of the receiver-queue simulator (goal: 1.2 M msgs < 10 s)",
-        _add_receiver_queue,
-    ),
-)
-
-
-def register(subparsers: argparse._SubParsersAction) -> None:
-    from trackerlab.commands.simulate import add_model_commands
-
-    add_model_commands(
-        subparsers, "bench", "run a benchmark", "Run a benchmark and print its timings.", BENCHMARKS
-    )
-
-
-def run_receiver_queue(args: argparse.Namespace) -> int:
+def _run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.experiments.bench_receiver_queue import format_bench, run_bench
     from trackerlab.params import check_positive
 
@@ -41,3 +94,29 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     duration = check_positive("--duration-s", args.duration_s)
     print(format_bench(run_bench(rate, duration)))
     return 0
+
+
+#: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
+BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
+    "build": _add_build,
+    "heaps": _add_heaps,
+    "receiver-queue": _add_receiver_queue,
+}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="benchmarks: rates and ratios from one run",
+        description="Benchmarks. `trackerlab bench TARGET --help` for each.",
+    )
+    targets = p.add_subparsers(dest="target", metavar="TARGET", parser_class=type(p))
+    for add in BENCHES.values():
+        add(targets)
+    p.set_defaults(func=_no_target)
+
+
+def _no_target(args: argparse.Namespace) -> int:
+    from trackerlab.errors import UsageError
+
+    raise UsageError(f"bench needs a TARGET; choose one of: {', '.join(BENCHES)}")

@@ -20,7 +20,11 @@ from trackerlab.errors import UsageError
 from trackerlab.experiments.published import PublishedNumber, load_published
 
 #: Modules whose import registers reproducers (added by the model issues).
-REPRODUCER_MODULES: tuple[str, ...] = ("trackerlab.experiments.repro_receiver_queue",)
+REPRODUCER_MODULES: tuple[str, ...] = (
+    "trackerlab.experiments.repro_time_buckets",
+    "trackerlab.experiments.repro_heaps",
+    "trackerlab.experiments.repro_receiver_queue",
+)
 
 #: Verdicts, from best to worst.
 REPRODUCED = "reproduced"
@@ -49,6 +53,7 @@ class Reproduction:
     theory_corrected: float | None = None
     tolerance: float = 0.20
     explanation: str = ""
+    published_value: float | None = None  # a formula row (8192/M) evaluated at a point
     verdict: str = PENDING
     system: str = ""
     quantity: str = ""
@@ -57,10 +62,12 @@ class Reproduction:
     @property
     def ratio(self) -> float | None:
         """JVM model / published, where both are numbers."""
-        try:
-            published = float(self.published)
-        except ValueError:
-            return None
+        published = self.published_value
+        if published is None:
+            try:
+                published = float(self.published)
+            except ValueError:
+                return None
         if self.jvm_model is None or published == 0:
             return None
         return self.jvm_model / published
