@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "reproduce",
     "size",
     "jvm_check",
+    "simulate",
     "bench",
 )
 

@@ -160,6 +160,30 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
         print(direction[cols].to_string(index=False, float_format=lambda v: f"{v:+.0%}"))
         agree = int(direction.touches_agree.sum())
         print(f"\ntouches agree with the seed's winner in {agree} of {len(direction)} cells")
+
+
+def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "receiver-queue",
+        help="receiver-queue simulator: wall time of 60 s at 20,000 msg/s (goal < 10 s)",
+        description=(
+            "Simulate --duration-s seconds of a paced producer and an application at --rate "
+            "msg/s (1.2 M messages by default) for Go and Java, one and three partitions and "
+            "a fixed queue; print wall time and messages/s against the 10 s goal."
+        ),
+    )
+    p.add_argument("--rate", type=float, default=20_000.0, help="msg/s (default 20000)")
+    p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
+    p.set_defaults(func=_run_receiver_queue)
+
+
+def _run_receiver_queue(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_receiver_queue import format_bench, run_bench
+    from trackerlab.params import check_positive
+
+    rate = check_positive("--rate", args.rate)
+    duration = check_positive("--duration-s", args.duration_s)
+    print(format_bench(run_bench(rate, duration)))
     return 0
 
 
@@ -168,6 +192,7 @@ BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "build": _add_build,
     "heaps": _add_heaps,
     "pending-acks": _add_pending_acks,
+    "receiver-queue": _add_receiver_queue,
 }
 
 
