@@ -15,6 +15,7 @@ import resource
 import time
 from dataclasses import dataclass
 
+from trackerlab.models.nack_bucket_tracker import BucketNackTracker
 from trackerlab.models.time_bucket_sizing import jvm_bytes
 from trackerlab.models.time_buckets import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing.python import python_real_bytes
@@ -71,24 +72,24 @@ def run(
     chunks = list(workload.chunks())
     generate = time.perf_counter() - t0
 
-    index = TimeBucketIndex(trim_bits)
+    tracker = BucketNackTracker(trim_bits, DELAY_MS)
     t0 = time.perf_counter()
     for chunk in chunks:
-        index.add_arrays(trim_lower_bits(chunk.deliver_at, trim_bits), chunk.ledger, chunk.entry)
-    index.seal()
+        tracker.add_chunk(chunk)
+    tracker.index.seal()
     bulk = time.perf_counter() - t0
+    index = tracker.index
     del chunks
 
     prefix = next(
         Workload(messages=loop_messages, rate_per_ms=8, chunk_size=loop_messages).chunks()
     )
-    keys = trim_lower_bits(prefix.deliver_at, trim_bits).tolist()
+    slow = BucketNackTracker(trim_bits, DELAY_MS)
+    t0 = time.perf_counter()  # the per-message API, fed from the same kind of chunk
     ledgers, entries = prefix.ledger.tolist(), prefix.entry.tolist()
-    slow = TimeBucketIndex(trim_bits)
-    t0 = time.perf_counter()
-    for key, ledger, entry in zip(keys, ledgers, entries, strict=True):
-        slow.add(key, ledger, entry)
-    slow.seal()
+    for ledger, entry, now in zip(ledgers, entries, prefix.publish_ms.tolist(), strict=True):
+        slow.add(ledger, entry, now)
+    slow.index.seal()
     loop = time.perf_counter() - t0
 
     t0 = time.perf_counter()
