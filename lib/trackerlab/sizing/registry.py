@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from trackerlab.errors import UsageError
 from trackerlab.params import check_choice, check_float, check_int, check_positive
 from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
+from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 #: Modules whose import registers structures (added by the model issues).
 STRUCTURE_MODULES: tuple[str, ...] = (
@@ -59,6 +60,19 @@ class SizeRequest:
     @property
     def jvm_layout(self) -> JvmLayout:
         return LAYOUTS[self.layout]
+
+    def workload(self) -> Workload:
+        """The message stream these options describe (delay and pattern specs parsed)."""
+        return Workload(
+            messages=self.messages,
+            rate_per_ms=self.rate_per_ms,
+            entries_per_ledger=self.entries_per_ledger,
+            start_ledger=self.start_ledger,
+            batch_size=self.batch_size,
+            delay=DelaySpec.parse(self.delay),
+            pattern=PatternSpec.parse(self.pattern),
+            seed=self.seed,
+        )
 
 
 #: The byte columns of a SizeResult, in display order.
