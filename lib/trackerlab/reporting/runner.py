@@ -260,6 +260,9 @@ def run_report(
                 log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
             if interrupted.is_set():  # a library swallowed the KeyboardInterrupt
                 raise KeyboardInterrupt
+        failed_dir = stage / FAILED_DIR
+        if failed_dir.is_dir() and not any(failed_dir.iterdir()):
+            failed_dir.rmdir()
         write_index(stage)
         if interrupted.is_set():
             raise KeyboardInterrupt
