@@ -172,6 +172,24 @@ def _failed_cell(executed: Path, exc: Exception) -> str:
     return where + (f" `{first_line[0][:60]}`" if first_line else "")
 
 
+def _keep_failure(
+    info: nbs.NotebookInfo,
+    work: Path,
+    stage: Path,
+    meta: dict[str, object],
+    t0: float,
+    cell: str,
+    error: str,
+) -> Failure:
+    """Keep the executed copy (if papermill wrote one) and its metadata under ``_failed/``."""
+    error = (error.splitlines() or [""])[0][:300]
+    if work.exists():
+        work.replace(stage / FAILED_DIR / f"{info.name}.ipynb")
+    meta.update(finished=_now(), duration_s=time.monotonic() - t0, error=f"{cell}: {error}")
+    (stage / FAILED_DIR / f"{info.name}.json").write_text(json.dumps(meta, indent=2, default=str))
+    return Failure(info.name, cell, error)
+
+
 def execute_one(
     info: nbs.NotebookInfo,
     params: dict[str, object],
@@ -209,11 +227,11 @@ def execute_one(
         )
     except PapermillExecutionError as exc:
         cell = _failed_cell(work, exc)
-        error = f"{exc.ename}: {exc.evalue}".splitlines()[0][:300]
-        work.replace(stage / FAILED_DIR / f"{info.name}.ipynb")
-        meta.update(finished=_now(), duration_s=time.monotonic() - t0, error=f"{cell}: {error}")
-        (stage / FAILED_DIR / f"{info.name}.json").write_text(json.dumps(meta, indent=2))
-        return Failure(info.name, cell, error)
+        error = f"{exc.ename}: {exc.evalue}"
+        return _keep_failure(info, work, stage, meta, t0, cell, error)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return _keep_failure(info, work, stage, meta, t0, "the kernel", error)
     _restore_kernelspec(work, info.path)
     meta.update(
         finished=_now(),
