@@ -10,6 +10,7 @@ fastutil classes.
 import numpy as np
 import pytest
 
+from trackerlab.javacheck import JavaMissing
 from trackerlab.models.pending_acks import Dataset, build
 from trackerlab.sizing.jvm_probe import ProbeUnavailable, get_probe
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.spark
 def probe():
     try:
         return get_probe(False)
-    except ProbeUnavailable as exc:
+    except (JavaMissing, ProbeUnavailable) as exc:
         pytest.skip(f"no probe JVM: {exc}")
 
 

@@ -368,7 +368,6 @@ def test_dataset_follows_the_benchmark(layout):
 
 
 def test_pair_hash_rejects_negative_ledger_ids_and_refuses_negative_counts():
-    pytest.importorskip("trackerlab.models.pair_hash_map")
     m = new_pending_acks("pair-hash")
     with pytest.raises(UsageError, match="ledger_id must be an integer >= 0"):
         m.add_pending_ack_if_allowed(-1, 0, 1, 0)
@@ -378,7 +377,6 @@ def test_pair_hash_rejects_negative_ledger_ids_and_refuses_negative_counts():
 
 
 def test_pair_hash_table_grows_and_shrinks_only_with_auto_shrink():
-    pytest.importorskip("trackerlab.models.pair_hash_map")
     sizes = {}
     for auto_shrink in (False, True):
         m = new_pending_acks("pair-hash", auto_shrink=auto_shrink)

@@ -54,15 +54,15 @@ def _add_build(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.bench_build import run, streamed_peak
+    from trackerlab.experiments.bench_build import run, streamed_peak_in_subprocess
     from trackerlab.params import check_int
 
     messages = check_int("--messages", args.messages, 1, 10**9)
     loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
     streamed = check_int("--streamed", args.streamed, 0, 10**10)
     print("\n".join(run(messages, loop).lines()))
-    if streamed:
-        seconds, peak, entries = streamed_peak(streamed)
+    if streamed:  # in a fresh process: ru_maxrss is a lifetime peak
+        seconds, peak, entries = streamed_peak_in_subprocess(streamed)
         print(
             f"streamed build of {streamed:,} messages: {seconds:.1f} s "
             f"({streamed / seconds / 1e6:.1f} M msg/s), {entries:,} entries, "

@@ -124,7 +124,6 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         timing["refill_latency_ms"] = args.latency_ms
     if args.memory_limit_bytes is not None:
         check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, None)
-    out = _open_csv(args.csv) if args.csv else None
     cfg = ReceiverQueueConfig(
         client=client,
         rate=rate,
@@ -135,7 +134,13 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
             "--max-total-queue-size", args.max_total_queue_size, 1, None
         ),
         **timing,
-        producer_rate=None if args.backlog else (args.producer_rate or rate),
+        producer_rate=None
+        if args.backlog
+        else (
+            rate
+            if args.producer_rate is None
+            else check_positive("--producer-rate", args.producer_rate)
+        ),
         arrivals="poisson" if args.poisson else "paced",
         message_bytes=args.message_bytes,
         memory_limit_bytes=(
@@ -147,6 +152,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         sample_ms=args.sample_ms,
         seed=args.seed,
     )
+    out = _open_csv(args.csv) if args.csv else None  # after validation: no truncated file
     result = simulate(cfg)
     width = max(len(k) for k in result.summary())
     print(f"{'refill_latency_ms':<{width}}  {cfg.refill_latency_ms:g}")

@@ -12,6 +12,8 @@ messages): a 1e7 loop would only repeat the same rate for a minute.
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
@@ -114,3 +116,14 @@ def streamed_peak(messages: int = 100_000_000, trim_bits: int = 10) -> tuple[flo
     elapsed = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return elapsed, peak, len(index)
+
+
+def streamed_peak_in_subprocess(messages: int, trim_bits: int = 10) -> tuple[float, float, int]:
+    """:func:`streamed_peak` in a new interpreter, so its peak RSS is its own."""
+    code = (
+        "from trackerlab.experiments.bench_build import streamed_peak;"
+        f"print(*streamed_peak({int(messages)}, {int(trim_bits)}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, peak, entries = out.stdout.split()
+    return float(seconds), float(peak), int(entries)

@@ -33,7 +33,6 @@ SEED_CASES: tuple[tuple[int, int], ...] = (
     (1_000, 100),
 )
 #: Seed 002's layouts, in the order of its table's columns.
-SEED_LAYOUTS = ("treemap", "open-hash", "open-hash-bitset")
 #: Pending windows the seed names (entries).
 WINDOWS = {"receiver queue": 1_000, "per consumer": 50_000, "per subscription": 200_000}
 

@@ -25,6 +25,7 @@ import numpy as np
 from trackerlab.models.pending_acks_common import PendingAcksModel
 from trackerlab.models.pending_acks_open_hash import OpenHashPendingAcks, PrimitiveMapPendingAcks
 from trackerlab.models.pending_acks_packed import PackedAvlPendingAcks, PackedSortedPendingAcks
+from trackerlab.models.pending_acks_pair_hash import PairHashPendingAcks
 from trackerlab.models.pending_acks_treemap import TreeMapPendingAcks
 from trackerlab.params import check_choice, check_int
 
@@ -36,20 +37,9 @@ LAYOUTS: dict[str, type[PendingAcksModel]] = {
         PackedAvlPendingAcks,
         PrimitiveMapPendingAcks,
         OpenHashPendingAcks,
+        PairHashPendingAcks,
     )
 }
-
-
-def _register_pair_hash() -> None:
-    """The pre-4.0 layout wraps ``pair_hash_map`` (added when that model is present)."""
-    try:
-        from trackerlab.models.pending_acks_pair_hash import PairHashPendingAcks
-    except ImportError:  # pragma: no cover - the pair-hash model is not on this branch
-        return
-    LAYOUTS[PairHashPendingAcks.name] = PairHashPendingAcks
-
-
-_register_pair_hash()
 
 
 def check_layout(layout: object, name: str = "layout") -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from trackerlab.errors import UsageError
-from trackerlab.params import check_choice, check_float, check_int, check_positive
+from trackerlab.params import check_choice, check_int, check_positive
 from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
 from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
@@ -151,8 +151,3 @@ def build(name: str, request: SizeRequest) -> SizeResult:
             f"unknown structure {name!r}; choose one of: {', '.join(known) or '(none yet)'}"
         )
     return known[name].build(request)
-
-
-def check_fraction(name: str, value: object) -> float:
-    """A probability in [0, 1] (nack fractions)."""
-    return check_float(name, value, 0, 1)
