@@ -42,7 +42,9 @@ def split_by_ledger(ledger_ids, entry_ids, remaining, hashes) -> Iterator[tuple[
     inside a ledger the puts keep their order. O(n log n)."""
     ledgers, entries, rem, hsh = check_arrays(ledger_ids, entry_ids, remaining, hashes)
     order = np.argsort(ledgers, kind="stable")
-    uniq, starts = np.unique(ledgers[order], return_index=True)
+    sorted_ledgers = ledgers[order]
+    starts = np.flatnonzero(np.r_[True, sorted_ledgers[1:] != sorted_ledgers[:-1]])
+    uniq = sorted_ledgers[starts] if len(order) else sorted_ledgers
     bounds = np.append(starts, len(order))
     for i, ledger_id in enumerate(uniq.tolist()):
         sl = order[bounds[i] : bounds[i + 1]]

@@ -206,17 +206,15 @@ class TimeBucketIndex:
 
     def stats(self) -> BucketStats:
         """Bucket, bitmap, entry and container counts. O(bitmaps)."""
-        counts = np.zeros(5, dtype=np.int64)
+        bitmaps = entries = arrays = bitsets = runs = 0
         for _, _, bm in self.iter_bitmaps():
             s = bm.get_statistics()
-            counts += (
-                1,
-                s["cardinality"],
-                s["n_array_containers"],
-                s["n_bitset_containers"],
-                s["n_run_containers"],
-            )
-        return BucketStats(len(self.buckets), *map(int, counts))
+            bitmaps += 1
+            entries += s["cardinality"]
+            arrays += s["n_array_containers"]
+            bitsets += s["n_bitset_containers"]
+            runs += s["n_run_containers"]
+        return BucketStats(len(self.buckets), bitmaps, entries, arrays, bitsets, runs)
 
     def content(self, runs: bool = True) -> np.ndarray:
         """One row per (bucket, ledger, 2^16 chunk): bucket, ledger, chunk key, cardinality,
