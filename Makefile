@@ -19,7 +19,8 @@ env: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "trackerlab: Python 3.11 or newer is needed, found " + sys.version.split()[0])'
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip --version >/dev/null 2>&1 || $(PYTHON) -m venv --clear $(VENV) \
+	  || { echo "trackerlab: '$(PYTHON) -m venv' failed; install the venv module (Debian/Ubuntu: apt-get install python3-venv)"; exit 1; }
 	@echo "trackerlab: installing dependencies into $(VENV) (first run only; pyspark is a 450 MB download)"
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]' 2>&1 | { grep -v "$(PIP_NOISE)" || true; }
 	@touch $(STAMP)

@@ -96,3 +96,34 @@ def test_python_dash_m_and_console_script_agree(cli):
 )
 def test_size_bad_input(cli, args, needles):
     assert_one_line_error(cli(*args), *needles)
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--entries-per-ledger", "0"], ["--entries-per-ledger must be an integer >= 1, got 0"]),
+        (["--rate-per-ms", "-2"], ["--rate-per-ms must be a number > 0, got -2"]),
+        (["--tick-ms", "0"], ["--tick-ms must be an integer >= 1, got 0"]),
+        (["--trim-bits", "-1"], ["--trim-bits must be an integer in 0..62, got -1"]),
+        (
+            ["--delay", "zipf:2"],
+            ["unknown delay distribution 'zipf'", "fixed, uniform, exponential"],
+        ),
+        (["--delay", "uniform:9"], ["malformed --delay 'uniform:9'"]),
+        (["--pattern", "sometimes"], ["unknown nack pattern 'sometimes'", "all, fraction, burst"]),
+    ],
+)
+def test_tracker_workload_bad_input(cli, args, needles):
+    assert_one_line_error(cli("size", "nack-buckets", "--messages", "10", *args), *needles)
+
+
+def test_size_nack_buckets_prints_three_columns(cli):
+    res = cli("size", "nack-buckets", "--messages", "100000", "--rate-per-ms", "8", "--json")
+    assert res.returncode == 0, res.stderr
+    import json
+
+    row = json.loads(res.stdout)
+    assert row["entries"] == 100_000
+    assert 1.0 < row["jvm_bytes_per_entry"] < 1.6  # x = 8, y = 10: ~1.2 B/entry
+    assert row["theory_bytes_per_entry"] == pytest.approx(1.0)  # PIP-393: 8192 / M
+    assert row["python_bytes"] > 0

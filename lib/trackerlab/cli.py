@@ -21,8 +21,8 @@ COMMAND_MODULES = (
     "reproduce",
     "size",
     "jvm_check",
-    "bench",
     "simulate",
+    "bench",
 )
 
 

@@ -15,7 +15,7 @@ import sys
 
 MIN_JAVA = 17
 INSTALL_HINT = (
-    "install Java 17 or 21 (Debian/Ubuntu: apt-get install openjdk-17-jre-headless; "
+    "install a Java 17 or 21 JDK (Debian/Ubuntu: apt-get install openjdk-17-jdk-headless; "
     "conda: conda install -c conda-forge openjdk=17) or set JAVA_HOME"
 )
 

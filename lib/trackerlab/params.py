@@ -8,6 +8,7 @@ input the same way.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import TypeVar
@@ -24,21 +25,27 @@ def _range_text(lo: float | None, hi: float | None, *, lo_open: bool = False) ->
         return f"> {lo}" if lo_open else f">= {lo}"
     if hi is not None:
         return f"<= {hi}"
-    return "any value"
+    return ""
+
+
+def _with(range_text: str) -> str:
+    return f" {range_text}" if range_text else ""
 
 
 def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``value`` as an int in ``lo..hi`` (inclusive), or raise UsageError."""
     if isinstance(value, bool) or not isinstance(value, Integral):
         if (isinstance(value, float) and value.is_integer()) or (
-            isinstance(value, str) and value.strip().lstrip("+-").isdigit()
+            isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value)
         ):
             value = int(value)
         else:
-            raise UsageError(f"{name} must be an integer {_range_text(lo, hi)}, got {value!r}")
+            raise UsageError(
+                f"{name} must be an integer{_with(_range_text(lo, hi))}, got {value!r}"
+            )
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
-        raise UsageError(f"{name} must be an integer {_range_text(lo, hi)}, got {value}")
+        raise UsageError(f"{name} must be an integer{_with(_range_text(lo, hi))}, got {value}")
     return value
 
 
@@ -62,10 +69,10 @@ def check_float(
         number = math.nan
     rng = _range_text(lo, hi, lo_open=lo_open)
     if not math.isfinite(number):
-        raise UsageError(f"{name} must be a number {rng}, got {value!r}")
+        raise UsageError(f"{name} must be a number{_with(rng)}, got {value!r}")
     too_low = lo is not None and (number <= lo if lo_open else number < lo)
     if too_low or (hi is not None and number > hi):
-        raise UsageError(f"{name} must be a number {rng}, got {value}")
+        raise UsageError(f"{name} must be a number{_with(rng)}, got {value}")
     return number
 
 

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -108,9 +110,14 @@ class DelaySpec:
             if not path.is_file():
                 raise UsageError(f"{bad}: file {path} not found")
             try:
-                values = np.loadtxt(path, delimiter=",", ndmin=1, dtype=np.float64).ravel().tolist()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # an empty file: reported just below
+                    column = np.loadtxt(path, delimiter=",", ndmin=1, dtype=np.float64)
             except ValueError as exc:
                 raise UsageError(f"{bad}: {path} is not a column of numbers ({exc})") from None
+            values = column.ravel().tolist()
+            if any(v < 0 or not math.isfinite(v) for v in values):
+                raise UsageError(f"{bad}: delays in {path} must be finite and >= 0")
             weights = [1.0] * len(values)
         if not values or sum(weights) <= 0:
             raise UsageError(f"{bad}: needs at least one value with positive probability")
@@ -280,10 +287,8 @@ class Workload:
             mask = self.pattern.select(index, np.empty(0))
         if not mask.all():
             index = index[mask]
-        if self.rate_per_ms == int(self.rate_per_ms):
-            publish = self.start_ms + index // int(self.rate_per_ms)
-        else:
-            publish = self.start_ms + np.floor(index / self.rate_per_ms).astype(np.int64)
+        num, den = self.rate_fraction
+        publish = self.start_ms + (index * den if den != 1 else index) // num
         entry_seq = index // self.batch_size
         if self.delay.kind == "fixed":
             delay = np.full(len(index), int(self.delay.params[0]), dtype=np.int64)
@@ -308,6 +313,13 @@ class Workload:
         stop = self.messages if stop is None else min(stop, self.messages)
         for lo in range(start, stop, self.chunk_size):
             yield self.chunk(lo, min(lo + self.chunk_size, stop))
+
+    @property
+    def rate_fraction(self) -> tuple[int, int]:
+        """The rate as an exact fraction num/den of messages per ms, so that
+        ``floor(i / rate) = i * den // num`` in integers (float division drifts by 1 ms)."""
+        rate = Fraction(self.rate_per_ms).limit_denominator(1_000_000)
+        return rate.numerator, rate.denominator
 
     @property
     def duration_ms(self) -> float:

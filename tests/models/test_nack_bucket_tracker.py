@@ -3,7 +3,7 @@
 from collections import Counter
 
 import numpy as np
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
@@ -104,3 +104,30 @@ def test_ledgers_come_out_in_fastutil_hash_order():
         tracker.add(led, 0, now_ms=0)
     order = [led for led, _ in tracker.advance_to(5000)[0].messages]
     assert sorted(order) == ledgers.tolist() and order != ledgers.tolist()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 3000),
+    st.sampled_from(["fixed:0", "uniform:0:400", "exponential:150"]),
+    st.booleans(),
+)
+def test_bulk_equals_per_message_with_backoffs(n, delay, backoff):
+    w = Workload.from_options(n, 2, delay=delay, entries_per_ledger=500, seed=9)
+    bulk, slow = BucketNackTracker(6, 1000), BucketNackTracker(6, 1000)
+    for chunk in w.chunks():
+        bulk.add_chunk(chunk, backoff=backoff)
+        for led, e, t, d in zip(
+            chunk.ledger.tolist(),
+            chunk.entry.tolist(),
+            chunk.publish_ms.tolist(),
+            chunk.delay_ms.tolist(),
+            strict=True,
+        ):
+            slow.add(led, e, t, d if backoff else None)
+    assert list(bulk.index.buckets) == list(slow.index.buckets)
+    assert bulk.count() == slow.count() and bulk.timeout_at == slow.timeout_at
+    end = int(w.start_ms + w.duration_ms + 5000)
+    assert [(f.time_ms, f.messages) for f in bulk.advance_to(end)] == [
+        (f.time_ms, f.messages) for f in slow.advance_to(end)
+    ]

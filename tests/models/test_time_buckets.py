@@ -1,9 +1,11 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trackerlab.models.fastutil_order import fastutil_mix, iteration_order
+from trackerlab.models.fastutil_order import FastutilLongKeyTable, fastutil_mix, iteration_order
 from trackerlab.models.time_buckets import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.workloads import Workload
@@ -23,13 +25,42 @@ def test_fastutil_mix_reference_values():
     assert fastutil_mix(0) == 0
 
 
-def test_iteration_order_is_descending_slots():
-    keys = [10_000, 10_001, 10_002]
-    order = iteration_order(keys)
-    n = 32  # default table for 3 keys
-    slots = {k: fastutil_mix(k) & (n - 1) for k in keys}
-    assert sorted(order) == keys
-    assert [slots[k] for k in order] == sorted(slots.values(), reverse=True)  # no collisions here
+VECTORS = Path(__file__).resolve().parents[1] / "fixtures" / "fastutil_order_vectors.txt"
+
+
+def _vectors():
+    for line in VECTORS.read_text().splitlines():
+        args, _, order = line.partition("|")
+        base, n, step, mult = map(int, args.split())
+        yield base, n, step, mult, [int(k) for k in order.split()]
+
+
+@pytest.mark.parametrize("vector", list(_vectors()), ids=lambda v: f"{v[0]}x{v[1]}-step{v[2]}")
+def test_order_matches_the_real_fastutil_jar(vector):
+    """Orders printed by fastutil 8.5.11 (tests/fixtures/FastutilOrder.java): growth past 24
+    keys reorders colliding keys; removals shift clusters back and shrink the table."""
+    base, n, step, mult, expected = vector
+    table = FastutilLongKeyTable()
+    keys = [base + i * mult for i in range(n)]
+    for key in keys:
+        table.insert(key)
+    if step:
+        for key in keys[::step]:
+            assert table.remove(key)
+    assert list(table) == expected
+    if not step:
+        assert iteration_order(keys) == expected
+
+
+def test_table_capacity_follows_fastutil_rules():
+    table = FastutilLongKeyTable()
+    for k in range(1, 101):
+        table.insert(k)
+    assert table.n == 256 and len(table) == 100
+    assert not table.insert(5) and not table.remove(1000)
+    for k in range(1, 95):
+        table.remove(k)
+    assert table.n == 32  # shrinks by halves while size < maxFill / 4, never below minN
 
 
 def _per_message(index, buckets, ledgers, entries):

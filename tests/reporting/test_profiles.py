@@ -83,6 +83,9 @@ def test_malformed_profile_files(tmp_path):
 def test_coerce_rules():
     assert coerce(Parameter("x", 1.0), 2, "nb.x") == 2.0
     assert coerce(Parameter("x", [1]), [2, 3], "nb.x") == [2, 3]
+    assert coerce(Parameter("x", [1.0]), [2, 3], "nb.x") == [2.0, 3.0]
+    with pytest.raises(UsageError, match=r"parameter nb.x\[1\] must be float"):
+        coerce(Parameter("x", [1.0]), [2, "fast"], "nb.x")
     assert coerce(Parameter("x", None), "anything", "nb.x") == "anything"
     with pytest.raises(UsageError):
         coerce(Parameter("x", True), 1, "nb.x")

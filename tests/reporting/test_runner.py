@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -31,7 +32,7 @@ def test_ok_notebook_is_published_with_html_meta_and_index(tmp_path):
     # 0 + 1 + 4 + 9 with n = 4 from the profile: the value was really injected
     assert meta["headlines"] == [{"label": "sum_of_squares", "value": "14.0", "note": ""}]
     assert meta["versions"]["pyroaring"] == "1.2.0"
-    assert len(meta["git_commit"]) >= 7
+    assert len(meta["git_commit"]) >= 40 and meta["git_commit"] != "unknown"
     executed = nbformat.read(out / "ok.ipynb", as_version=4)
     assert any("injected-parameters" in c.metadata.get("tags", []) for c in executed.cells)
     assert executed.metadata.kernelspec.name == "python3"
@@ -44,9 +45,7 @@ def test_ok_notebook_is_published_with_html_meta_and_index(tmp_path):
 def test_failing_notebook_keeps_previous_report(tmp_path):
     out = tmp_path / "reports"
     fixture = tmp_path / "notebooks"
-    fixture.mkdir()
-    for name in ("fails.ipynb", "ok.ipynb", "slow.ipynb", "profiles.yaml"):
-        (fixture / name).write_bytes((FIXTURE_NOTEBOOKS / name).read_bytes())
+    shutil.copytree(FIXTURE_NOTEBOOKS, fixture)
     # A first run publishes 'fails' with a divisor that works.
     run_report("smoke", ["fails"], out, fixture, ["divisor=2"])
     published = (out / "fails.html").read_bytes()
@@ -130,3 +129,12 @@ def test_ctrl_c_leaves_reports_exactly_as_they_were(tmp_path):
     assert proc.returncode == 130, stderr
     assert _tree(out) == before
     assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+
+
+def test_dead_kernel_is_a_notebook_failure_not_a_crash(tmp_path):
+    out = tmp_path / "reports"
+    result = run_report("smoke", ["dies", "ok"], out, FIXTURE_NOTEBOOKS, log=lambda m: None)
+    assert [f.name for f in result.failures] == ["dies"]
+    assert result.failures[0].cell == "the kernel" and "DeadKernelError" in result.failures[0].error
+    assert result.published == ["ok"]  # the next notebook still ran
+    assert (out / "_failed" / "dies.json").exists()

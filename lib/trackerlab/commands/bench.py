@@ -54,15 +54,15 @@ def _add_build(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.bench_build import run, streamed_peak
+    from trackerlab.experiments.bench_build import run, streamed_peak_in_subprocess
     from trackerlab.params import check_int
 
     messages = check_int("--messages", args.messages, 1, 10**9)
     loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
     streamed = check_int("--streamed", args.streamed, 0, 10**10)
     print("\n".join(run(messages, loop).lines()))
-    if streamed:
-        seconds, peak, entries = streamed_peak(streamed)
+    if streamed:  # in a fresh process: ru_maxrss is a lifetime peak
+        seconds, peak, entries = streamed_peak_in_subprocess(streamed)
         print(
             f"streamed build of {streamed:,} messages: {seconds:.1f} s "
             f"({streamed / seconds / 1e6:.1f} M msg/s), {entries:,} entries, "
@@ -71,10 +71,128 @@ def _run_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _ints(name: str, text: str) -> tuple[int, ...]:
+    from trackerlab.params import check_int
+
+    return tuple(check_int(name, part, 1) for part in _csv(text))
+
+
+def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
+    from trackerlab.experiments.pending_acks_bench import CYCLES, ENTRIES, LEDGER_SPREADS
+
+    p = subparsers.add_parser(
+        "pending-acks",
+        help="PendingAcksMap layouts on seed 002's JMH cycles",
+        description=(
+            "Run seed 002's cycles (" + ", ".join(CYCLES) + ") on the 50k-entry datasets for "
+            "every PendingAcksMap layout; print Python time ratios to the treemap layout "
+            "(one run), OpCost counters per operation (random accesses, streamed bytes, "
+            "estimated cache lines 'touches', allocations in JVM bytes) and, per cell, which "
+            "of treemap and open-hash-bitset wins against the seed's JMH tables."
+        ),
+    )
+    p.add_argument("--layouts", default=None, help="comma-separated layouts (default: all)")
+    p.add_argument(
+        "--ledgers",
+        default=",".join(map(str, LEDGER_SPREADS)),
+        help="comma-separated ledger spreads of the dataset",
+    )
+    p.add_argument("--cycles", default=",".join(CYCLES), help="comma-separated cycles")
+    p.add_argument("--entries", type=int, default=ENTRIES, help="pending entries (window)")
+    p.add_argument("--ops", type=int, default=20_000, help="operations per dispatch cycle run")
+    p.add_argument("--repeats", type=int, default=3, help="timed repeats (best is kept)")
+    p.add_argument(
+        "--treemap-store",
+        default="jmh",
+        help="jmh: the benchmark's OldProductionPendingAckStore (seed's 'old' column); "
+        "pulsar: PendingAcksMap's own removeAllUpTo (copies the boundary head)",
+    )
+    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.set_defaults(func=_run_pending_acks)
+
+
+def _run_pending_acks(args: argparse.Namespace) -> int:
+    import sys
+
+    from trackerlab.experiments.pending_acks_bench import (
+        BenchConfig,
+        format_bench,
+        run_bench,
+        seed_direction,
+    )
+    from trackerlab.models.pending_acks import LAYOUTS
+
+    cfg = BenchConfig(
+        layouts=tuple(_csv(args.layouts)) if args.layouts else tuple(LAYOUTS),
+        ledgers=_ints("--ledgers", args.ledgers),
+        cycles=tuple(_csv(args.cycles)),
+        entries=args.entries,
+        ops=args.ops,
+        repeats=args.repeats,
+        treemap_store=args.treemap_store,
+    )
+    df = run_bench(cfg, log=lambda msg: print(f"  {msg}", file=sys.stderr))
+    direction = seed_direction(df)
+    if args.format == "csv":
+        print(df.to_csv(index=False), end="")
+        return 0
+    if args.format == "json":
+        print(df.to_json(orient="records"))
+        return 0
+    print("Python model time is a ratio to treemap in the same cell (time_ratio); counters are")
+    print("per operation (a whole removeAllUpTo call is one operation).\n")
+    print(format_bench(df))
+    if not direction.empty:
+        print("\nAgainst seed 002's JMH tables (treemap -> open-hash-bitset):\n")
+        cols = [
+            "cycle",
+            "ledgers",
+            "seed_change",
+            "touch_change",
+            "touches_agree",
+            "python_change",
+            "python_agree",
+        ]
+        print(direction[cols].to_string(index=False, float_format=lambda v: f"{v:+.0%}"))
+        agree = int(direction.touches_agree.sum())
+        print(f"\ntouches agree with the seed's winner in {agree} of {len(direction)} cells")
+
+
+def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "receiver-queue",
+        help="receiver-queue simulator: wall time of 60 s at 20,000 msg/s (goal < 10 s)",
+        description=(
+            "Simulate --duration-s seconds of a paced producer and an application at --rate "
+            "msg/s (1.2 M messages by default) for Go and Java, one and three partitions and "
+            "a fixed queue; print wall time and messages/s against the 10 s goal."
+        ),
+    )
+    p.add_argument("--rate", type=float, default=20_000.0, help="msg/s (default 20000)")
+    p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
+    p.set_defaults(func=_run_receiver_queue)
+
+
+def _run_receiver_queue(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.bench_receiver_queue import format_bench, run_bench
+    from trackerlab.params import check_positive
+
+    rate = check_positive("--rate", args.rate)
+    duration = check_positive("--duration-s", args.duration_s)
+    print(format_bench(run_bench(rate, duration)))
+    return 0
+
+
 #: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
 BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "build": _add_build,
     "heaps": _add_heaps,
+    "pending-acks": _add_pending_acks,
+    "receiver-queue": _add_receiver_queue,
 }
 
 

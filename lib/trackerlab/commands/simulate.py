@@ -1,14 +1,63 @@
 """``trackerlab simulate <model>``: run one simulator and print a summary.
 
 Each simulation is a sub-subcommand registered from :data:`SIMULATIONS`: a name, a help
-line and a function that adds its arguments and sets ``func`` (the same layout as the
-``queue`` branch's ``simulate receiver-queue``, so the two tuples merge).
+line and a function that adds its arguments and sets ``func``. Adding one (``simulate
+delayed``) is a new ``_add_<name>`` function and one entry in the tuple.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rate", type=float, required=True, help="application rate, msg/s (> 0)")
+    p.add_argument("--partitions", type=int, default=1, help="partitions (>= 1, default 1)")
+    p.add_argument("--client", default="go", help="go or java (default go)")
+    p.add_argument(
+        "--latency-ms",
+        type=float,
+        default=None,
+        help="refill latency: Flow sent to first message back (default: the fitted harness)",
+    )
+    p.add_argument("--duration-s", type=float, default=60.0, help="simulated time (default 60)")
+    p.add_argument(
+        "--queue-size",
+        type=int,
+        default=1000,
+        help="receiverQueueSize: the auto-scaled maximum, or the fixed size (>= 1)",
+    )
+    p.add_argument("--fixed", action="store_true", help="fixed-size queue (no auto-scaling)")
+    p.add_argument(
+        "--max-total-queue-size",
+        type=int,
+        default=50000,
+        help="Java maxTotalReceiverQueueSizeAcrossPartitions (default 50000)",
+    )
+    p.add_argument(
+        "--producer-rate",
+        type=float,
+        default=None,
+        help="producer rate, msg/s (default: the rate, i.e. supply matches demand)",
+    )
+    p.add_argument(
+        "--backlog", action="store_true", help="the broker always has messages (no producer)"
+    )
+    p.add_argument("--message-bytes", type=int, default=128, help="message size (default 128)")
+    p.add_argument(
+        "--memory-limit-bytes",
+        type=int,
+        default=None,
+        help="client memory limit (default 64 MiB, the Go default); 0 for none",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed for Poisson arrivals")
+    p.add_argument("--poisson", action="store_true", help="Poisson producer instead of paced")
+    p.add_argument("--csv", type=Path, help="write the sampled time series to this CSV file")
+    p.add_argument("--sample-ms", type=float, default=100.0, help="sampling period (default 100)")
+    p.set_defaults(func=run_receiver_queue)
 
 
 def _add_delayed(p: argparse.ArgumentParser) -> None:
@@ -45,12 +94,17 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
         "--designs", help="comma-separated subset of heap,time-buckets,pip195,levels (default all)"
     )
     p.add_argument("--seed", type=int, help="seed of the sampled time buckets (default 0)")
-    p.add_argument("--csv", help="also write the time series to this CSV file")
+    p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
     p.set_defaults(func=run_delayed)
 
 
 #: ``(name, help, add_arguments)`` for every ``trackerlab simulate`` model.
 SIMULATIONS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None]], ...] = (
+    (
+        "receiver-queue",
+        "auto-scaled consumer receiver queue (PIP-74), Go or Java rules",
+        _add_receiver_queue,
+    ),
     (
         "delayed",
         "massive delayed messages: heap, time buckets, PIP-195 buckets, delay-level topics",
@@ -94,10 +148,78 @@ def add_model_commands(
     p.set_defaults(func=missing)
 
 
-def run_delayed(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+def run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.errors import UsageError
+    from trackerlab.experiments.repro_receiver_queue import harness_for
+    from trackerlab.models.receiver_queue import CLIENTS, ReceiverQueueConfig, simulate
+    from trackerlab.params import check_choice, check_float, check_int, check_positive
+
+    client = check_choice("client", args.client, CLIENTS)
+    rate = check_positive("--rate", args.rate)
+    check_int("--partitions", args.partitions, 1, 1000)
+    check_int("--queue-size", args.queue_size, 1, 10_000_000)
+    check_positive("--duration-s", args.duration_s)
+    if args.backlog and args.producer_rate is not None:
+        raise UsageError("--backlog and --producer-rate exclude each other")
+    timing = harness_for(client).timing()
+    if args.latency_ms is not None:
+        check_float("--latency-ms", args.latency_ms, timing["dispatch_ms"], None, lo_open=True)
+        timing["refill_latency_ms"] = args.latency_ms
+    if args.memory_limit_bytes is not None:
+        check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, None)
+    cfg = ReceiverQueueConfig(
+        client=client,
+        rate=rate,
+        partitions=args.partitions,
+        auto_scale=not args.fixed,
+        receiver_queue_size=args.queue_size,
+        max_total_receiver_queue_size_across_partitions=check_int(
+            "--max-total-queue-size", args.max_total_queue_size, 1, None
+        ),
+        **timing,
+        producer_rate=None
+        if args.backlog
+        else (
+            rate
+            if args.producer_rate is None
+            else check_positive("--producer-rate", args.producer_rate)
+        ),
+        arrivals="poisson" if args.poisson else "paced",
+        message_bytes=args.message_bytes,
+        memory_limit_bytes=(
+            ReceiverQueueConfig.memory_limit_bytes
+            if args.memory_limit_bytes is None
+            else (args.memory_limit_bytes or None)
+        ),
+        duration_s=args.duration_s,
+        sample_ms=args.sample_ms,
+        seed=args.seed,
+    )
+    out = _open_csv(args.csv) if args.csv else None  # after validation: no truncated file
+    result = simulate(cfg)
+    width = max(len(k) for k in result.summary())
+    print(f"{'refill_latency_ms':<{width}}  {cfg.refill_latency_ms:g}")
+    for key, value in result.summary().items():
+        print(f"{key:<{width}}  {value}")
+    if out is not None:
+        with out:
+            result.frame().to_csv(out, index=False)
+        print(f"time series: {args.csv}", file=sys.stderr)
+    return 0
+
+
+def _open_csv(path: Path):
+    """Open the CSV before simulating, so an unwritable path fails fast."""
+    from trackerlab.errors import UsageError
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("w", newline="")
+    except OSError as exc:
+        raise UsageError(f"--csv: cannot write {path}: {exc.strerror}") from None
+
+
+def run_delayed(args: argparse.Namespace) -> int:
     from trackerlab.experiments.massive_delayed import DelayedScenario, profile_options, simulate
 
     options: dict[str, object] = profile_options(args.profile) if args.profile else {}
@@ -121,16 +243,11 @@ def run_delayed(args: argparse.Namespace) -> int:
     if "max_delay" in options and "max_delay_s" in options:
         options.pop("max_delay_s")
     scenario = DelayedScenario.from_options(**options)
-    out = None
-    if args.csv:
-        try:
-            out = Path(args.csv)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.open("w").close()
-        except OSError as exc:
-            raise UsageError(f"--csv: cannot write {args.csv}: {exc.strerror}") from None
+    out = _open_csv(args.csv) if args.csv else None
     result = simulate(scenario)
     print(result.format_summary())
     if out is not None:
-        result.series().to_csv(out, index=False)
+        with out:
+            result.series().to_csv(out, index=False)
+        print(f"time series: {args.csv}", file=sys.stderr)
     return 0

@@ -12,9 +12,12 @@ messages): a 1e7 loop would only repeat the same rate for a minute.
 from __future__ import annotations
 
 import resource
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 
+from trackerlab.models.nack_bucket_tracker import BucketNackTracker
 from trackerlab.models.time_bucket_sizing import jvm_bytes
 from trackerlab.models.time_buckets import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing.python import python_real_bytes
@@ -71,24 +74,24 @@ def run(
     chunks = list(workload.chunks())
     generate = time.perf_counter() - t0
 
-    index = TimeBucketIndex(trim_bits)
+    tracker = BucketNackTracker(trim_bits, DELAY_MS)
     t0 = time.perf_counter()
     for chunk in chunks:
-        index.add_arrays(trim_lower_bits(chunk.deliver_at, trim_bits), chunk.ledger, chunk.entry)
-    index.seal()
+        tracker.add_chunk(chunk)
+    tracker.index.seal()
     bulk = time.perf_counter() - t0
+    index = tracker.index
     del chunks
 
     prefix = next(
         Workload(messages=loop_messages, rate_per_ms=8, chunk_size=loop_messages).chunks()
     )
-    keys = trim_lower_bits(prefix.deliver_at, trim_bits).tolist()
+    slow = BucketNackTracker(trim_bits, DELAY_MS)
+    t0 = time.perf_counter()  # the per-message API, fed from the same kind of chunk
     ledgers, entries = prefix.ledger.tolist(), prefix.entry.tolist()
-    slow = TimeBucketIndex(trim_bits)
-    t0 = time.perf_counter()
-    for key, ledger, entry in zip(keys, ledgers, entries, strict=True):
-        slow.add(key, ledger, entry)
-    slow.seal()
+    for ledger, entry, now in zip(ledgers, entries, prefix.publish_ms.tolist(), strict=True):
+        slow.add(ledger, entry, now)
+    slow.index.seal()
     loop = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -113,3 +116,14 @@ def streamed_peak(messages: int = 100_000_000, trim_bits: int = 10) -> tuple[flo
     elapsed = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return elapsed, peak, len(index)
+
+
+def streamed_peak_in_subprocess(messages: int, trim_bits: int = 10) -> tuple[float, float, int]:
+    """:func:`streamed_peak` in a new interpreter, so its peak RSS is its own."""
+    code = (
+        "from trackerlab.experiments.bench_build import streamed_peak;"
+        f"print(*streamed_peak({int(messages)}, {int(trim_bits)}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    seconds, peak, entries = out.stdout.split()
+    return float(seconds), float(peak), int(entries)

@@ -23,6 +23,8 @@ from trackerlab.experiments.published import PublishedNumber, load_published
 REPRODUCER_MODULES: tuple[str, ...] = (
     "trackerlab.experiments.repro_time_buckets",
     "trackerlab.experiments.repro_heaps",
+    "trackerlab.experiments.repro_pending_acks",
+    "trackerlab.experiments.repro_receiver_queue",
 )
 
 #: Verdicts, from best to worst.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from trackerlab.models.delayed_bucket_tracker import precision_bits_for_tick
 from trackerlab.models.time_bucket_sizing import (
     jvm_bytes,
     per_bitmap_overhead,
@@ -198,5 +199,5 @@ def _nack_buckets(req: SizeRequest) -> SizeResult:
     (*_USES, "tick_ms"),
 )
 def _delayed_buckets(req: SizeRequest) -> SizeResult:
-    bits = max(req.tick_ms.bit_length() - 1, 0)  # calculateTimestampPrecisionBitCnt
+    bits = precision_bits_for_tick(req.tick_ms)
     return _size_result("delayed-buckets", _run_for(req, bits, "timebucket", req.tick_ms))

@@ -130,7 +130,11 @@ class BucketDelayedTracker:
         return self.index.first_bucket()
 
     def get_scheduled_messages(self, max_messages: int, now_ms: int) -> list[tuple[int, int]]:
-        """``getScheduledMessages(n)``: at most ``n`` due (ledger, entry) ids, sorted."""
+        """``getScheduledMessages(n)``: at most ``n`` due (ledger, entry) ids, sorted.
+
+        Java collects them in a ``TreeSet<Position>``: an entry stored in two buckets is
+        returned once, though it uses up ``n`` twice.
+        """
         n = max_messages
         taken: list[tuple[int, int]] = []
         index = self.index
@@ -145,7 +149,7 @@ class BucketDelayedTracker:
                 card = len(bitmap)
                 if card <= n:
                     taken.extend((ledger, int(e)) for e in bitmap)
-                    del ledgers[ledger]
+                    index.remove_ledger(first, ledger)
                     n -= card
                 else:
                     smallest = [int(e) for e in bitmap[:n]]
@@ -159,7 +163,7 @@ class BucketDelayedTracker:
         self.count -= len(taken)
         if not index.buckets:
             self.fixed_delay, self.highest_tracked, self.count = True, 0, 0
-        return sorted(taken)
+        return sorted(set(taken))
 
     def number_of_delayed_messages(self) -> int:
         """``getNumberOfDelayedMessages``: variant a derives it from the bitmaps."""

@@ -63,16 +63,17 @@ class BucketNackTracker:
         if self.timeout_at is None:
             self.timeout_at = now_ms + backoff
 
-    def add_chunk(self, chunk: MessageChunk) -> None:
-        """Bulk ``add`` of a chunk's messages, nacked at ``publish_ms`` with ``delay_ms`` backoff.
+    def add_chunk(self, chunk: MessageChunk, backoff: bool = False) -> None:
+        """Bulk ``add`` of a chunk's messages, each nacked at its ``publish_ms``.
 
-        A chunk's delays of 0 mean "the tracker's configured delay".
+        ``backoff=False`` is ``add(ledger, entry, now)`` for each message (the configured
+        delay); ``backoff=True`` is ``add(ledger, entry, now, delay)`` with the chunk's
+        ``delay_ms`` as a ``RedeliveryBackoff`` result (raised to 100 ms).
         """
         if len(chunk) == 0:
             return
-        if chunk.delay_ms.any():
-            backoff = np.where(chunk.delay_ms > 0, chunk.delay_ms, self.delay_ms)
-            target = chunk.publish_ms + np.maximum(backoff, MIN_NACK_DELAY_MS)
+        if backoff:
+            target = chunk.publish_ms + np.maximum(chunk.delay_ms, MIN_NACK_DELAY_MS)
         else:
             target = chunk.publish_ms + self.delay_ms
         buckets = trim_lower_bits(target, self.precision_bits)

@@ -19,7 +19,6 @@ structures that were never built (Spark aggregates of the same table).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 
 import numpy as np
@@ -165,6 +164,3 @@ def per_bitmap_overhead(layout: JvmLayout = COMPRESSED) -> int:
     the bitmap's objects, its ART leaf and the container object with its array header."""
     empty_array = jr.container_bytes(jr.Container("array", 0, 0, 0), layout)
     return _single_key_overhead(layout) + empty_array
-
-
-SizeFn = Callable[[TimeBucketIndex], int]

@@ -29,7 +29,7 @@ import numpy as np
 from pyroaring import BitMap64
 from sortedcontainers import SortedDict
 
-from trackerlab.models.fastutil_order import iteration_order
+from trackerlab.models.fastutil_order import FastutilLongKeyTable, iteration_order
 from trackerlab.params import check_choice, check_int
 
 INNER_KINDS = ("open-hash", "sorted")
@@ -82,6 +82,8 @@ class TimeBucketIndex:
         self.inner = check_choice("inner map", inner, INNER_KINDS)
         self.run_optimize = run_optimize
         self.buckets: SortedDict = SortedDict()
+        # replayed fastutil tables of open-hash buckets a ledger was removed from
+        self._tables: dict[int, FastutilLongKeyTable] = {}
 
     # ------------------------------------------------------------------ per message
 
@@ -163,16 +165,34 @@ class TimeBucketIndex:
     # ------------------------------------------------------------------ queries
 
     def ledgers_in_order(self, bucket: int) -> list[int]:
-        """The ledgers of a bucket in the order Pulsar's inner map iterates them."""
+        """The ledgers of a bucket in the order Pulsar's inner map iterates them.
+
+        An open-hash inner map is replayed from its insertion order (exact while nothing was
+        removed from it); after :meth:`remove_ledger` its replayed table is kept until the
+        bucket goes, so removals' backward shifts are exact too.
+        """
         ledgers = self.buckets[bucket]
         if self.inner == "sorted":
             return sorted(ledgers)
-        return iteration_order(ledgers)
+        table = self._tables.get(bucket)
+        return list(table) if table is not None else iteration_order(ledgers)
+
+    def remove_ledger(self, bucket: int, ledger: int) -> None:
+        """Drop one ledger's bitmap from a bucket (the bucket stays, maybe empty)."""
+        if self.inner == "open-hash":
+            table = self._tables.get(bucket)
+            if table is None:
+                table = self._tables[bucket] = FastutilLongKeyTable()
+                for key in self.buckets[bucket]:
+                    table.insert(key)
+            table.remove(ledger)
+        del self.buckets[bucket][ledger]
 
     def first_bucket(self) -> int | None:
         return self.buckets.keys()[0] if self.buckets else None
 
     def pop_bucket(self, bucket: int) -> dict[int, BitMap64]:
+        self._tables.pop(bucket, None)
         return self.buckets.pop(bucket)
 
     def __len__(self) -> int:
@@ -186,17 +206,15 @@ class TimeBucketIndex:
 
     def stats(self) -> BucketStats:
         """Bucket, bitmap, entry and container counts. O(bitmaps)."""
-        counts = np.zeros(5, dtype=np.int64)
+        bitmaps = entries = arrays = bitsets = runs = 0
         for _, _, bm in self.iter_bitmaps():
             s = bm.get_statistics()
-            counts += (
-                1,
-                s["cardinality"],
-                s["n_array_containers"],
-                s["n_bitset_containers"],
-                s["n_run_containers"],
-            )
-        return BucketStats(len(self.buckets), *map(int, counts))
+            bitmaps += 1
+            entries += s["cardinality"]
+            arrays += s["n_array_containers"]
+            bitsets += s["n_bitset_containers"]
+            runs += s["n_run_containers"]
+        return BucketStats(len(self.buckets), bitmaps, entries, arrays, bitsets, runs)
 
     def content(self, runs: bool = True) -> np.ndarray:
         """One row per (bucket, ledger, 2^16 chunk): bucket, ledger, chunk key, cardinality,

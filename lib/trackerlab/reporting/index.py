@@ -36,6 +36,11 @@ def _versions_html(versions: dict) -> str:
     return f'<details><summary>versions</summary><span class="small">{html.escape(text)}</span></details>'
 
 
+def _short_commit(commit: str) -> str:
+    """12 hex digits, keeping the ``-dirty`` mark of a run from a modified checkout."""
+    return commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")
+
+
 def render_index(folder: Path) -> str:
     """HTML for the index of ``folder`` (published reports plus any kept failures)."""
     rows = []
@@ -51,7 +56,7 @@ def render_index(folder: Path) -> str:
             f'<br><span class="small" title="{params}">parameters</span></td>'
             f"<td>{html.escape(meta.get('finished', ''))}"
             f'<br><span class="small">{meta.get("duration_s", 0):.1f} s</span></td>'
-            f"<td><code>{html.escape(meta.get('git_commit', 'unknown')[:12])}</code>"
+            f"<td><code>{html.escape(_short_commit(meta.get('git_commit', 'unknown')))}</code>"
             f"{_versions_html(meta.get('versions', {}))}</td>"
             "</tr>"
         )

@@ -74,6 +74,9 @@ def coerce(param: Parameter, value: object, where: str) -> object:
         value = float(value) if ok else value
     elif isinstance(default, (list, tuple)):
         ok, expected = isinstance(value, (list, tuple)), list
+        if ok and default:  # items like the default's items: [1.0, 8.0] takes floats
+            item = Parameter(param.name, default[0])
+            value = [coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
     else:
         ok = isinstance(value, expected)
     if not ok:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -109,6 +111,29 @@ def _private_kernel() -> Iterator[None]:
                 os.environ["JUPYTER_PATH"] = saved
 
 
+@contextlib.contextmanager
+def _sigint_guard() -> Iterator[threading.Event]:
+    """Record Ctrl-C even if a library catches the KeyboardInterrupt it raises.
+
+    The handler still raises KeyboardInterrupt (the default behaviour); the event lets
+    :func:`run_report` refuse to publish after an interrupt whatever happened to it.
+    """
+    event = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield event
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        event.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield event
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -145,6 +170,24 @@ def _failed_cell(executed: Path, exc: Exception) -> str:
     if getattr(exc, "exec_count", None):
         where += f" (In [{exc.exec_count}])"
     return where + (f" `{first_line[0][:60]}`" if first_line else "")
+
+
+def _keep_failure(
+    info: nbs.NotebookInfo,
+    work: Path,
+    stage: Path,
+    meta: dict[str, object],
+    t0: float,
+    cell: str,
+    error: str,
+) -> Failure:
+    """Keep the executed copy (if papermill wrote one) and its metadata under ``_failed/``."""
+    error = (error.splitlines() or [""])[0][:300]
+    if work.exists():
+        work.replace(stage / FAILED_DIR / f"{info.name}.ipynb")
+    meta.update(finished=_now(), duration_s=time.monotonic() - t0, error=f"{cell}: {error}")
+    (stage / FAILED_DIR / f"{info.name}.json").write_text(json.dumps(meta, indent=2, default=str))
+    return Failure(info.name, cell, error)
 
 
 def execute_one(
@@ -184,11 +227,11 @@ def execute_one(
         )
     except PapermillExecutionError as exc:
         cell = _failed_cell(work, exc)
-        error = f"{exc.ename}: {exc.evalue}".splitlines()[0][:300]
-        work.replace(stage / FAILED_DIR / f"{info.name}.ipynb")
-        meta.update(finished=_now(), duration_s=time.monotonic() - t0, error=f"{cell}: {error}")
-        (stage / FAILED_DIR / f"{info.name}.json").write_text(json.dumps(meta, indent=2))
-        return Failure(info.name, cell, error)
+        error = f"{exc.ename}: {exc.evalue}"
+        return _keep_failure(info, work, stage, meta, t0, cell, error)
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return _keep_failure(info, work, stage, meta, t0, "the kernel", error)
     _restore_kernelspec(work, info.path)
     meta.update(
         finished=_now(),
@@ -222,7 +265,7 @@ def run_report(
     check_writable(out)
     provenance = {"git_commit": git_commit(), "versions": library_versions()}
     result = ReportResult(index=out / "index.html")
-    with _private_kernel(), staged(out) as stage:
+    with _private_kernel(), _sigint_guard() as interrupted, staged(out) as stage:
         for i, name in enumerate(params, 1):
             log(f"[{i}/{len(params)}] {name} (profile {profile}) ...")
             t0 = time.monotonic()
@@ -233,5 +276,12 @@ def run_report(
             else:
                 result.published.append(name)
                 log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
+            if interrupted.is_set():  # a library swallowed the KeyboardInterrupt
+                raise KeyboardInterrupt
+        failed_dir = stage / FAILED_DIR
+        if failed_dir.is_dir() and not any(failed_dir.iterdir()):
+            failed_dir.rmdir()
         write_index(stage)
+        if interrupted.is_set():
+            raise KeyboardInterrupt
     return result

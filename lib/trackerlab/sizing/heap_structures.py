@@ -33,7 +33,6 @@ from trackerlab.models.triple_heap import ITEMS_COUNT, capacity_after_adds
 from trackerlab.sizing import theory
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.sizing.registry import SizeRequest, SizeResult, structure
-from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 #: Above this many entries the dict model's Python bytes are not measured (seconds per 1e6).
 PYTHON_DICT_LIMIT = 1_000_000
@@ -57,17 +56,7 @@ def entry_stream(request: SizeRequest) -> tuple[np.ndarray, np.ndarray, np.ndarr
     keeps its last selected message (a second nack overwrites; a batch has one deliverAt).
     O(messages), in the workload's chunks.
     """
-    workload = Workload(
-        messages=request.messages,
-        rate_per_ms=request.rate_per_ms,
-        entries_per_ledger=request.entries_per_ledger,
-        start_ledger=request.start_ledger,
-        batch_size=request.batch_size,
-        delay=DelaySpec.parse(request.delay),
-        pattern=PatternSpec.parse(request.pattern),
-        seed=request.seed,
-    )
-    parts = [(c.ledger, c.entry, c.publish_ms, c.deliver_at) for c in workload.chunks()]
+    parts = [(c.ledger, c.entry, c.publish_ms, c.deliver_at) for c in request.workload().chunks()]
     if not parts:
         empty = np.empty(0, dtype=np.int64)
         return empty, empty, empty, empty

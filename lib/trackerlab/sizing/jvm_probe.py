@@ -127,8 +127,14 @@ def probe_jar() -> Path:
     jar = target / "trackerlab-probe.jar"
     if jar.is_file():
         return jar
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="build-", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="build-", dir=target.parent))
+    except OSError as exc:
+        raise ProbeUnavailable(
+            f"cannot write the probe's build cache {target.parent} ({exc.strerror}); "
+            "set TRACKERLAB_CACHE to a writable folder"
+        ) from None
     try:
         src = work / "src"
         src.mkdir()

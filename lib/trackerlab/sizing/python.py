@@ -198,6 +198,8 @@ def iter_bitmaps(root: object) -> Iterator[AbstractBitMap | AbstractBitMap64]:
             yield obj
         elif isinstance(obj, dict):
             stack.extend(obj.values())
+        elif isinstance(obj, tuple | list | set | frozenset):
+            stack.extend(obj)  # a tuple of bitmaps only is untracked after a collection
         elif gc.is_tracked(obj):
             stack.extend(gc.get_referents(obj))
 

@@ -15,13 +15,15 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from trackerlab.errors import UsageError
-from trackerlab.params import check_choice, check_float, check_int, check_positive
+from trackerlab.params import check_choice, check_int, check_positive
 from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
+from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 #: Modules whose import registers structures (added by the model issues).
 STRUCTURE_MODULES: tuple[str, ...] = (
     "trackerlab.experiments.time_bucket_runs",
     "trackerlab.sizing.heap_structures",
+    "trackerlab.models.pending_acks",
 )
 
 
@@ -58,6 +60,19 @@ class SizeRequest:
     @property
     def jvm_layout(self) -> JvmLayout:
         return LAYOUTS[self.layout]
+
+    def workload(self) -> Workload:
+        """The message stream these options describe (delay and pattern specs parsed)."""
+        return Workload(
+            messages=self.messages,
+            rate_per_ms=self.rate_per_ms,
+            entries_per_ledger=self.entries_per_ledger,
+            start_ledger=self.start_ledger,
+            batch_size=self.batch_size,
+            delay=DelaySpec.parse(self.delay),
+            pattern=PatternSpec.parse(self.pattern),
+            seed=self.seed,
+        )
 
 
 #: The byte columns of a SizeResult, in display order.
@@ -136,8 +151,3 @@ def build(name: str, request: SizeRequest) -> SizeResult:
             f"unknown structure {name!r}; choose one of: {', '.join(known) or '(none yet)'}"
         )
     return known[name].build(request)
-
-
-def check_fraction(name: str, value: object) -> float:
-    """A probability in [0, 1] (nack fractions)."""
-    return check_float(name, value, 0, 1)
