@@ -28,6 +28,17 @@ from trackerlab.models.triple_heap_sizes import heap_sizes
 from trackerlab.sizing import theory
 
 BUCKET_DESIGNS = {"time-buckets": "plain", "time-buckets-runs": "runs"}
+#: Structure counts of a row (None where a design has no such thing).
+COUNT_COLUMNS = (
+    "buckets",
+    "bitmaps",
+    "chunks",
+    "runs",
+    "array_containers",
+    "bitset_containers",
+    "run_containers",
+    "capacity_longs",
+)
 
 
 def _point_columns(point: Any) -> dict[str, Any]:
@@ -137,16 +148,7 @@ def _row(
         "jvm_bytes_per_message": total / base["selected"] if base["selected"] else float("nan"),
         "theory_published_per_entry": float(published),
     }
-    for key in (
-        "buckets",
-        "bitmaps",
-        "chunks",
-        "runs",
-        "array_containers",
-        "bitset_containers",
-        "run_containers",
-        "capacity_longs",
-    ):
+    for key in COUNT_COLUMNS:
         row[key] = int(counts[key]) if key in counts else None
     return row
 

@@ -92,9 +92,11 @@ def delay_column(spec: DelaySpec, u: Column, v: Column | None) -> Column:
     return _pick(v, spec.weights, [delay_column(p, u, None) for p in spec.parts])
 
 
-def message_columns(df: DataFrame, workload: Workload, trim_bits: int) -> DataFrame:
+def message_columns(
+    df: DataFrame, workload: Workload, trim_bits: int, keep: tuple[str, ...] = ()
+) -> DataFrame:
     """Add the message columns to a frame whose ``id`` is the message index; keep only the
-    selected messages (the workload's pattern)."""
+    selected messages (the workload's pattern) and, besides ``id``, the columns ``keep``."""
     from pyspark.sql import functions as F
 
     w = workload
@@ -112,12 +114,14 @@ def message_columns(df: DataFrame, workload: Workload, trim_bits: int) -> DataFr
     u = uniform_column(w.seed, _STREAM_DELAY, i)
     v = uniform_column(w.seed, _STREAM_MIX, i) if w.delay.kind == "mix" else None
     df = df.select(
+        *keep,
         i.alias("id"),
         publish.alias("publish_ms"),
         entry_seq.alias("entry_seq"),
         delay_column(w.delay, u, v).alias("delay_ms"),
     )
     df = df.select(
+        *keep,
         "id",
         "publish_ms",
         (F.lit(w.start_ledger) + F.expr(f"entry_seq div {w.entries_per_ledger}")).alias("ledger"),

@@ -75,7 +75,7 @@ AXES = WORKLOAD_AXES + SIZING_AXES
 #: Engine settings and their defaults (see :mod:`trackerlab.spark.sweep`).
 SETTINGS: dict[str, Any] = {
     "engine": "python",
-    "task_messages": 0,  # 0: about 4 tasks per core, at most 2^26 messages each
+    "task_messages": 0,  # 0: one task per core, at most 2^26 messages each
     "piece_messages": 1 << 22,
     "wave_messages": 50_000_000,
 }
@@ -259,7 +259,7 @@ class _Where:
         return UsageError(f"{self.at(mapping, key)}: {key}: {message}")
 
 
-def _count(name: str, value: object) -> int:
+def parse_count(name: str, value: object) -> int:
     """An integer count; accepts ``1e8`` and ``864_000_000`` (YAML 1.1 reads both as text)."""
     if isinstance(value, str):
         text = value.strip().replace("_", "")
@@ -276,14 +276,14 @@ def _count(name: str, value: object) -> int:
 def _tick(value: object) -> int:
     if isinstance(value, str):
         value = parse_duration_ms(value, "tick_ms")
-    tick = _count("tick_ms", value)
+    tick = parse_count("tick_ms", value)
     return check_int("tick_ms", tick, 1, 1 << MAX_TRIM_BITS)
 
 
 def _check_axis(key: str, value: object, base: Path | None) -> object:
     """One axis value, canonical; UsageError (without location) if out of range."""
     if key == "messages":
-        return check_int("messages", _count("messages", value), 1, MAX_MESSAGES)
+        return check_int("messages", parse_count("messages", value), 1, MAX_MESSAGES)
     if key in ("rate_per_ms", "rate_per_s"):
         return check_float(key, value, 0, 1e6, lo_open=True)
     if key == "trim_bits":
@@ -291,9 +291,9 @@ def _check_axis(key: str, value: object, base: Path | None) -> object:
     if key == "tick_ms":
         return _tick(value)
     if key == "entries_per_ledger":
-        return check_int(key, _count(key, value), 1, MAX_ENTRIES_PER_LEDGER)
+        return check_int(key, parse_count(key, value), 1, MAX_ENTRIES_PER_LEDGER)
     if key == "batch_size":
-        return check_int(key, _count(key, value), 1, 100_000)
+        return check_int(key, parse_count(key, value), 1, 100_000)
     if key == "replicates":
         return check_int(key, value, 1, 1000)
     if key == "delay":
@@ -353,9 +353,9 @@ def _settings(where: _Where, mapping: Mapping) -> dict[str, Any]:
             if key == "engine":
                 settings[key] = check_choice("engine", value, ENGINES)
             elif key == "task_messages":
-                settings[key] = check_int(key, _count(key, value), 0, 1 << 30)
+                settings[key] = check_int(key, parse_count(key, value), 0, 1 << 30)
             elif key in ("piece_messages", "wave_messages"):
-                settings[key] = check_int(key, _count(key, value), 1 << 12, MAX_MESSAGES)
+                settings[key] = check_int(key, parse_count(key, value), 1 << 12, MAX_MESSAGES)
             else:
                 raise UsageError(f"unknown setting; known: {', '.join(SETTINGS)}")
         except UsageError as exc:

@@ -156,9 +156,33 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot start Spark ({conf.get('spark.master')}): {first}") from None
     spark.sparkContext.setLogLevel("ERROR")
+    ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+def ship_package(spark: SparkSession) -> Path | None:
+    """On a non-local master, zip the ``trackerlab`` package and add it to the executors'
+    Python path (``SparkContext.addPyFile``), once per session. None in local mode, where the
+    workers import it from this interpreter's environment."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local") or getattr(sc, "_trackerlab_shipped", None):
+        return None
+    import tempfile
+    import zipfile
+
+    import trackerlab
+
+    root = Path(trackerlab.__file__).parent
+    target = Path(tempfile.mkdtemp(prefix="trackerlab-")) / "trackerlab.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                z.write(path, Path("trackerlab") / path.relative_to(root))
+    sc.addPyFile(str(target))
+    sc._trackerlab_shipped = target
+    return target
 
 
 def stop_session() -> None:

@@ -6,8 +6,9 @@ point runs alone):
 1. **Tasks.** Each point's message range is cut into tasks at ledger boundaries (or, for
    ledgers longer than a task, at 2^16-entry chunk boundaries:
    :func:`~trackerlab.models.bucket_content.plan_tasks`), so every (bucket, ledger, chunk)
-   group is whole inside one task, whatever the delays. About 4 tasks per core, largest
-   first, at most 2^26 messages each.
+   group is whole inside one task, whatever the delays. One task per core (each task emits
+   a row per bucket it touches, so fewer, longer tasks mean fewer rows to aggregate; memory
+   stays bounded by the reducer's pieces), at most 2^26 messages each, largest first.
 2. **Messages and reduction, inside the engine, shuffle-free.** One Spark task per range:
    - ``engine: python`` (default): ``spark.range(tasks)`` → ``mapInPandas``, where each task
      generates its messages with :meth:`Workload.chunk` (counter-based SplitMix64: identical
@@ -63,11 +64,12 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 SUM_FIELDS = (*bc.SUM_FIELDS, "task_us")
-KIND_SUM, KIND_BUCKET, KIND_PARTIAL, KIND_MIN, KIND_MAX = range(5)
+KIND_SUM, KIND_BUCKET, KIND_PARTIAL, KIND_MIN, KIND_MAX, KIND_HIST = range(6)
 ROW_SCHEMA = "point int, kind int, a long, b long, c long, v long"
 ROW_COLUMNS = ("point", "kind", "a", "b", "c", "v")
 MAX_TASK_MESSAGES = 1 << 26
-TASKS_PER_CORE = 4
+#: Measured on 2 cores, 1e7 random-delay messages: 8 tasks 4.2 s, 2 tasks 2.6 s.
+TASKS_PER_CORE = 1
 PROGRESS_EVERY_S = 30.0
 Log = Callable[[str], None]
 
@@ -159,10 +161,12 @@ def _rows(point: int, kind: int, a: Any, b: Any, c: Any, v: Any) -> pd.DataFrame
 
 
 def python_engine_frame(
-    spark: SparkSession, points: list[GridPoint], tasks: list[tuple[int, int, int]], piece: int
+    spark: SparkSession, points: list[GridPoint], target: int, piece: int
 ) -> DataFrame:
-    """``spark.range(len(tasks))`` → ``mapInPandas``: each task generates and reduces its
-    message range (``tasks[i] = (point index, lo, hi)``)."""
+    """``spark.range(tasks)`` → ``mapInPandas``: each task generates its message range with
+    :meth:`Workload.chunk` and reduces it (tasks from :func:`point_tasks`, largest first)."""
+    tasks = [(i, lo, hi) for i, p in enumerate(points) for lo, hi in point_tasks(p, target)]
+    tasks.sort(key=lambda t: t[2] - t[1], reverse=True)
 
     def run(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame]:
         for pdf in batches:
@@ -178,33 +182,87 @@ def python_engine_frame(
     return spark.range(len(tasks), numPartitions=len(tasks)).mapInPandas(run, ROW_SCHEMA)
 
 
+#: The SQL engine tags each row with ``point << TAG_BITS | message index``.
+TAG_BITS = 40
+
+
 def sql_engine_frame(
-    spark: SparkSession, points: list[GridPoint], tasks: list[tuple[int, int, int]], piece: int
+    spark: SparkSession, points: list[GridPoint], target: int, piece: int
 ) -> DataFrame:
-    """The union of one ``spark.range(lo, hi)`` per task with Spark SQL message columns →
-    ``mapInArrow`` into the reducer (partition ``i`` of the union is task ``i``)."""
-    from pyspark.sql import DataFrame as SparkDataFrame
+    """Per point, ``spark.range`` over tagged message indices in partitions of whole ledgers,
+    with the message columns of :mod:`trackerlab.spark.columns` computed by Spark SQL; the
+    union → ``mapInArrow`` into one reducer per partition range. Rows carry their tag, so the
+    consumer finds its point and range from the data (Spark may merge partitions)."""
+    from pyspark.sql import functions as F
 
-    from trackerlab.spark.columns import messages_frame
+    from trackerlab.spark.columns import message_columns
 
-    frames = [
-        messages_frame(spark, points[p].workload(), points[p].trim_bits, lo, hi, 1).select(
-            "bucket", "ledger", "entry", "delay_ms"
+    steps = []
+    frames = []
+    for p, point in enumerate(points):
+        lm = point.entries_per_ledger * point.batch_size
+        step = lm * max(1, target // lm)
+        parts = -(-point.messages // step)
+        off = p << TAG_BITS
+        df = spark.range(off, off + parts * step, 1, parts)
+        df = df.select(F.col("id").alias("tag"), (F.col("id") - F.lit(off)).alias("id"))
+        df = message_columns(
+            df.where(F.col("id") < point.messages), point.workload(), point.trim_bits, ("tag",)
         )
-        for p, lo, hi in tasks
-    ]
-    union = functools.reduce(SparkDataFrame.unionAll, frames)
+        frames.append(df.select("tag", "bucket", "delay_ms"))
+        steps.append(step)
+    union = functools.reduce(lambda a, b: a.unionByName(b), frames)
+    mask = (1 << TAG_BITS) - 1
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
-        from pyspark import TaskContext
 
-        task_id = TaskContext.get().partitionId()
-        p, lo, hi = tasks[task_id]
-        point = points[p]
-        w = point.workload()
-        t0 = time.perf_counter()
-        reducer = bc.ContentReducer(
+        state: dict[str, Any] = {"key": None}
+
+        def flush() -> Iterator[Any]:
+            if state["key"] is None:
+                return
+            _feed(state, final=True)
+            out = encode_output(
+                state["key"][0],
+                state["reducer"].finish(),
+                int((time.perf_counter() - state["t0"]) * 1e6),
+            )
+            yield pa.RecordBatch.from_pandas(out, preserve_index=False)
+
+        for batch in batches:
+            tag = batch.column(0).to_numpy()
+            cols = (tag, batch.column(1).to_numpy(), batch.column(2).to_numpy())
+            p_arr = tag >> TAG_BITS
+            index = tag & mask
+            task = index // np.array(steps, dtype=np.int64)[p_arr]
+            cuts = np.flatnonzero((p_arr[1:] != p_arr[:-1]) | (task[1:] != task[:-1])) + 1
+            for a, b in zip(np.r_[0, cuts], np.r_[cuts, len(tag)], strict=True):
+                key = (int(p_arr[a]), int(task[a]))
+                if key != state["key"]:
+                    yield from flush()
+                    _start(state, key, points[key[0]], steps[key[0]])
+                state["held"].append(tuple(c[a:b] for c in cols))
+                state["rows"] += b - a
+                if state["rows"] >= piece:
+                    _feed(state, final=False)
+        yield from flush()
+
+    return union.mapInArrow(run, ROW_SCHEMA)
+
+
+def _start(state: dict[str, Any], key: tuple[int, int], point: GridPoint, step: int) -> None:
+    w = point.workload()
+    lo = key[1] * step
+    hi = min(lo + step, w.messages)
+    state.update(
+        key=key,
+        point=point,
+        workload=w,
+        held=[],
+        rows=0,
+        t0=time.perf_counter(),
+        reducer=bc.ContentReducer(
             point.trim_bits,
             w.entries_per_ledger * w.batch_size,
             w.start_ledger,
@@ -212,33 +270,28 @@ def sql_engine_frame(
             hi,
             w.messages,
             point.tick_ms,
-        )
-        reducer.add(*(np.zeros(0, dtype=np.int64),) * 4, generated=hi - lo)
-        held: list[list[np.ndarray]] = []
-        rows = 0
-        for batch in batches:
-            cols = [batch.column(i).to_numpy() for i in range(4)]
-            held.append(cols)
-            rows += len(cols[0])
-            if rows >= piece:
-                b, led, e, d = (np.concatenate(c) for c in zip(*held, strict=True))
-                cut = _last_entry_start(led, e)
-                reducer.add(b[:cut], led[:cut], e[:cut], d[:cut])
-                held = [[b[cut:], led[cut:], e[cut:], d[cut:]]]
-                rows = len(e) - cut
-        if rows:
-            b, led, e, d = (np.concatenate(c) for c in zip(*held, strict=True))
-            reducer.add(b, led, e, d)
-        out = encode_output(p, reducer.finish(), int((time.perf_counter() - t0) * 1e6))
-        yield pa.RecordBatch.from_pandas(out, preserve_index=False)
-
-    return union.mapInArrow(run, ROW_SCHEMA)
+        ),
+    )
+    empty = np.zeros(0, dtype=np.int64)
+    state["reducer"].add(empty, empty, empty, empty, generated=hi - lo)
 
 
-def _last_entry_start(ledger: np.ndarray, entry: np.ndarray) -> int:
-    """Index where the last (ledger, entry) run of the arrays starts (0 if there is one)."""
-    change = np.flatnonzero((ledger[1:] != ledger[:-1]) | (entry[1:] != entry[:-1]))
-    return int(change[-1]) + 1 if len(change) else 0
+def _feed(state: dict[str, Any], final: bool) -> None:
+    """Hand the held rows to the reducer, up to the last entry boundary unless ``final``;
+    ledger and entry come from the message index (``tag``'s low bits)."""
+    if not state["held"]:
+        return
+    tag, bucket, delay = (np.concatenate(c) for c in zip(*state["held"], strict=True))
+    w = state["workload"]
+    entry_seq = (tag & ((1 << TAG_BITS) - 1)) // w.batch_size
+    cut = len(tag)
+    if not final:
+        change = np.flatnonzero(entry_seq[1:] != entry_seq[:-1])
+        cut = int(change[-1]) + 1 if len(change) else 0
+    ledger = w.start_ledger + entry_seq[:cut] // w.entries_per_ledger
+    state["reducer"].add(bucket[:cut], ledger, entry_seq[:cut] % w.entries_per_ledger, delay[:cut])
+    state["held"] = [(tag[cut:], bucket[cut:], delay[cut:])] if cut < len(tag) else []
+    state["rows"] = len(tag) - cut
 
 
 ENGINE_FRAMES = {"python": python_engine_frame, "sql": sql_engine_frame}
@@ -265,10 +318,39 @@ class PointResult:
     bucket_counts: np.ndarray
 
 
+def _summaries(base: DataFrame) -> DataFrame:
+    """Per point: the totals (kinds 0, 3, 4 by field) and the histogram of ledgers per
+    bucket (kind :data:`KIND_HIST`: ``a`` = ledgers, ``s`` = buckets holding that many)."""
+    from pyspark.sql import functions as F
+
+    totals = (
+        base.where(F.col("kind").isin(KIND_SUM, KIND_MIN, KIND_MAX))
+        .groupBy("point", "kind", "a")
+        .agg(F.sum("s").alias("s"), F.min("lo").alias("lo"), F.max("hi").alias("hi"))
+    )
+    hist = (
+        base.where(F.col("kind") == KIND_BUCKET)
+        .groupBy("point", "a")
+        .agg(F.sum("s").alias("k"))
+        .groupBy("point", "k")
+        .agg(F.count(F.lit(1)).alias("s"))
+        .select(
+            "point",
+            F.lit(KIND_HIST).alias("kind"),
+            F.col("k").alias("a"),
+            F.col("s").cast("long").alias("s"),
+            F.lit(0).cast("long").alias("lo"),
+            F.lit(0).cast("long").alias("hi"),
+        )
+    )
+    return totals.unionByName(hist)
+
+
 def aggregate(
     frame: DataFrame, n_points: int, log: Log, label: str, messages: int
 ) -> dict[int, PointResult]:
-    """Run the wave's job and bring each point's totals and ledger histogram to the driver."""
+    """Run the wave's job (one Spark action unless some bitmaps were cut by task ranges) and
+    bring each point's totals and ledger histogram to the driver."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -278,18 +360,25 @@ def aggregate(
     )
     grouped = grouped.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        rows = grouped.count()
-        dt = time.perf_counter() - t0
-        log(
-            f"{label}: generated and reduced {messages:,} messages in {dt:.1f} s "
-            f"({messages / max(dt, 1e-9) / 1e6:.2f} M msg/s); {rows:,} aggregate rows"
-        )
-        t1 = time.perf_counter()
-        partial = grouped.where(F.col("kind") == KIND_PARTIAL)
         base = grouped.where(F.col("kind") != KIND_PARTIAL).select(
             "point", "kind", "a", "s", "lo", "hi"
         )
-        if partial.limit(1).count():
+        partial = grouped.where(F.col("kind") == KIND_PARTIAL)
+        partial_count = partial.groupBy("point").agg(
+            F.lit(KIND_PARTIAL).alias("kind"),
+            F.lit(0).cast("long").alias("a"),
+            F.count(F.lit(1)).cast("long").alias("s"),
+            F.lit(0).cast("long").alias("lo"),
+            F.lit(0).cast("long").alias("hi"),
+        )
+        rows = _summaries(base).unionByName(partial_count).collect()
+        dt = time.perf_counter() - t0
+        log(
+            f"{label}: generated, reduced and aggregated {messages:,} messages in {dt:.1f} s "
+            f"({messages / max(dt, 1e-9) / 1e6:.2f} M msg/s)"
+        )
+        if any(r["kind"] == KIND_PARTIAL for r in rows):
+            t1 = time.perf_counter()
             bitmaps = (
                 partial.groupBy("point", "a", "b")
                 .pivot("c", list(range(len(tba.CHUNK_FIELDS))))
@@ -300,22 +389,8 @@ def aggregate(
             extra = extra.groupBy("point", "kind", "a").agg(
                 F.sum("v").alias("s"), F.min("v").alias("lo"), F.max("v").alias("hi")
             )
-            base = base.unionByName(extra)
-        totals_rows = (
-            base.where(F.col("kind").isin(KIND_SUM, KIND_MIN, KIND_MAX))
-            .groupBy("point", "kind", "a")
-            .agg(F.sum("s").alias("s"), F.min("lo").alias("lo"), F.max("hi").alias("hi"))
-            .collect()
-        )
-        hist_rows = (
-            base.where(F.col("kind") == KIND_BUCKET)
-            .groupBy("point", "a")
-            .agg(F.sum("s").alias("k"))
-            .groupBy("point", "k")
-            .count()
-            .collect()
-        )
-        log(f"{label}: aggregated per point in {time.perf_counter() - t1:.1f} s")
+            rows = _summaries(base.unionByName(extra)).collect()
+            log(f"{label}: sized bitmaps cut by task ranges in {time.perf_counter() - t1:.1f} s")
     finally:
         grouped.unpersist()
     results: dict[int, PointResult] = {}
@@ -324,17 +399,17 @@ def aggregate(
         totals |= dict.fromkeys(bc.MIN_FIELDS, np.iinfo(np.int64).max)
         totals |= dict.fromkeys(bc.MAX_FIELDS, np.iinfo(np.int64).min)
         results[p] = PointResult(totals, np.zeros(0, np.int64), np.zeros(0, np.int64))
-    for r in totals_rows:
+    hist: dict[int, list[tuple[int, int]]] = {}
+    for r in rows:
         t = results[r["point"]].totals
         if r["kind"] == KIND_SUM:
             t[SUM_FIELDS[r["a"]]] = int(r["s"])
         elif r["kind"] == KIND_MIN:
             t[bc.MIN_FIELDS[r["a"]]] = int(r["lo"])
-        else:
+        elif r["kind"] == KIND_MAX:
             t[bc.MAX_FIELDS[r["a"]]] = int(r["hi"])
-    hist: dict[int, list[tuple[int, int]]] = {}
-    for r in hist_rows:
-        hist.setdefault(r["point"], []).append((int(r["k"]), int(r["count"])))
+        elif r["kind"] == KIND_HIST:
+            hist.setdefault(r["point"], []).append((int(r["a"]), int(r["s"])))
     for p, pairs in hist.items():
         pairs.sort()
         results[p].ledger_counts = np.array([k for k, _ in pairs], dtype=np.int64)
@@ -448,11 +523,9 @@ def run_wave(
     parallelism = spark.sparkContext.defaultParallelism
     messages = sum(p.messages for p in wave)
     target = task_target(messages, parallelism, settings["task_messages"])
-    tasks = [(i, lo, hi) for i, p in enumerate(wave) for lo, hi in point_tasks(p, target)]
-    tasks.sort(key=lambda t: t[2] - t[1], reverse=True)  # largest first: better packing
-    log(f"{label}: {len(wave)} points, {messages:,} messages, {len(tasks)} tasks")
+    log(f"{label}: {len(wave)} points, {messages:,} messages, about {target:,} per task")
     t0 = time.perf_counter()
-    frame = ENGINE_FRAMES[settings["engine"]](spark, wave, tasks, settings["piece_messages"])
+    frame = ENGINE_FRAMES[settings["engine"]](spark, wave, target, settings["piece_messages"])
     spark.sparkContext.setJobGroup(f"trackerlab-{label}", label, interruptOnCancel=True)
     with _Progress(spark, log, label, PROGRESS_EVERY_S):
         results = aggregate(frame, len(wave), log, label, messages)
@@ -477,14 +550,15 @@ def run_sweep(
     keys = {p.key: p for p in grid.points}
     done = store.completed(keys)
     todo = [p for p in grid.points if p.key not in done]
+    t0 = time.perf_counter()
+    if todo:  # first the session: a bad master fails before anything is printed or written
+        spark = spark or get_session(master)
     log(
         f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
         f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
     )
-    t0 = time.perf_counter()
     if not todo:
         return SweepSummary(store.root, 0, len(done), 0, 0.0)
-    spark = spark or get_session(master)
     store.lock()
     try:
         store.write_grid(grid.to_pandas(), grid.name, grid.source)
