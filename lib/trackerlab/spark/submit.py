@@ -1,6 +1,6 @@
 """``spark-submit`` entry point of ``trackerlab sweep`` (same options)::
 
-    PYSPARK_PYTHON=.venv/bin/python .venv/bin/spark-submit \\
+    PYSPARK_PYTHON=.venv/bin/python .venv/bin/spark-submit --driver-memory 3g \\
         [--master spark://HOST:7077] lib/trackerlab/spark/submit.py --profile default
 
 spark-submit configures the master (and memory, if given), so the session builder keeps
