@@ -62,13 +62,21 @@ def test_adding_axis_values_keeps_existing_points(tmp_path):
     assert len(after.points) == 8
 
 
-def test_duplicate_points_are_dropped():
+def test_duplicate_points_are_computed_once_for_every_block():
     grid = parse_grid(
-        {"messages": 10, "rate_per_ms": 1, "trim_bits": 4, "blocks": [{}, {"name": "again"}]},
+        {
+            "messages": 10,
+            "rate_per_ms": 1,
+            "trim_bits": 4,
+            "blocks": [{"name": "a"}, {"name": "again", "alone": True, "shapes": "treemap"}],
+        },
         "d",
         "d",
     )
     assert len(grid.points) == 1
+    point = grid.points[0]
+    assert point.block == "a,again" and point.alone
+    assert point.shapes == ("avl-openhash", "treemap")
 
 
 def test_profiles_parse():
@@ -143,5 +151,5 @@ def test_cli_bad_input(cli, args, needles):
 def test_cli_dry_run_lists_points(cli, tmp_path):
     result = cli("sweep", "--profile", "smoke", "--dry-run", "--out", str(tmp_path / "x"))
     assert result.returncode == 0, result.stderr
-    assert "18 points, 370,000 messages, 0 done" in result.stdout
+    assert "20 points, 420,000 messages, 0 done" in result.stdout
     assert not (tmp_path / "x").exists()

@@ -98,11 +98,16 @@ def load_results(profile: str, folder: str = "", fallback_messages: int = 20_000
 # --------------------------------------------------------------------------- tables
 
 
+def in_block(frame: pd.DataFrame, name: str) -> pd.Series:
+    """Rows whose point belongs to block ``name`` (a point may serve several blocks)."""
+    return frame.block.str.split(",").map(lambda blocks: name in blocks)
+
+
 def heatmap_table(frame: pd.DataFrame, design: str, random_delay: bool) -> pd.DataFrame:
     """JVM bytes per entry (heap + direct) over rate (rows) x trim bits (columns) for one
     design, on the ``heatmap`` block (default JVM shape)."""
     rows = frame[
-        (frame.block == "heatmap")
+        in_block(frame, "heatmap")
         & (frame.design == design)
         & (frame.random_delay == random_delay)
         & (frame["shape"].isna() | (frame["shape"] == "avl-openhash"))
@@ -121,7 +126,7 @@ def scenario_table(frame: pd.DataFrame) -> pd.DataFrame:
     """The seed's scenario block: bytes per entry and total MiB per design, batch, tick and
     delay (MiB = 2^20 bytes, JVM heap + direct)."""
     rows = frame[
-        (frame.block == "seed-scenario")
+        in_block(frame, "seed-scenario")
         & (frame["shape"].isna() | (frame["shape"] == "avl-openhash"))
     ]
     table = rows.assign(
@@ -147,15 +152,21 @@ def scenario_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def scaling_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Seconds per 1e6 messages against N (the ``scaling`` block, one row per point):
-    wall time and the summed task time of generation and reduction."""
-    rows = frame[(frame.block == "scaling")].drop_duplicates("point_id").sort_values("messages")
+    """Seconds per 1e6 messages against N (the ``scaling`` block, one row per point): the
+    wall time of the point's own Spark job (NaN when it shared one with other points) and
+    the task time of generation and reduction summed over cores."""
+    rows = frame[in_block(frame, "scaling")].drop_duplicates("point_id")
+    rows = rows.sort_values(["delay", "messages"])
+    millions = rows.messages.to_numpy() / 1e6
+    alone = rows.wave_points.to_numpy() == 1 if "wave_points" in rows else np.ones(len(rows), bool)
+    wall = np.where(alone, rows.wall_s.to_numpy(), np.nan)
     return pd.DataFrame(
         {
+            "delay": rows.delay.to_numpy(),
             "messages": rows.messages.to_numpy(),
-            "wall_s": rows.wall_s.to_numpy(),
-            "wall_s_per_1e6": rows.wall_s.to_numpy() / (rows.messages.to_numpy() / 1e6),
-            "task_s_per_1e6": rows.task_s.to_numpy() / (rows.messages.to_numpy() / 1e6),
+            "wall_s": wall,
+            "wall_s_per_1e6": wall / millions,
+            "task_s_per_1e6": rows.task_s.to_numpy() / millions,
         }
     )
 
@@ -228,14 +239,21 @@ def plot_penalty(frame: pd.DataFrame):
 
 
 def plot_scaling(frame: pd.DataFrame, from_spark: bool):
-    """Seconds per 1e6 messages against N."""
+    """Seconds per 1e6 messages against N, one line per delay distribution."""
     import matplotlib.pyplot as plt
 
-    t = scaling_table(frame)
-    fig, ax = plt.subplots(figsize=(6, 3.8), layout="constrained")
-    ax.plot(t.messages, t.wall_s_per_1e6, "o-", label="wall time")
-    if from_spark:
-        ax.plot(t.messages, t.task_s_per_1e6, "s--", label="task time (summed over cores)")
+    table = scaling_table(frame)
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    for delay, t in table.groupby("delay"):
+        line = ax.plot(t.messages, t.wall_s_per_1e6, "o-", label=f"{delay}: wall time")
+        if from_spark:
+            ax.plot(
+                t.messages,
+                t.task_s_per_1e6,
+                "s--",
+                color=line[0].get_color(),
+                label=f"{delay}: task time (summed over cores)",
+            )
     ax.set_xscale("log")
     ax.set_xlabel("messages N")
     ax.set_ylabel("seconds per 1e6 messages")
@@ -243,5 +261,5 @@ def plot_scaling(frame: pd.DataFrame, from_spark: bool):
     ax.set_title(
         "Spark sweep cost per message" if from_spark else "Single-process cost per message"
     )
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
     return fig

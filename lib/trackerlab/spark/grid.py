@@ -17,7 +17,8 @@ A grid file::
         tick_ms: 1s
 
 Every axis takes one value or a list; a block is the Cartesian product of its axes (top-level
-axes are defaults for every block; without ``blocks`` the top level is the only block).
+axes are defaults for every block; without ``blocks`` the top level is the only block). A
+block with ``alone: true`` runs each of its points in a Spark job of its own (timings).
 Workload axes (:data:`WORKLOAD_AXES`): ``messages`` (counts accept ``1e8``), ``rate_per_ms``
 or ``rate_per_s``, ``trim_bits`` (the nack tracker's bucket) or ``tick_ms`` (the delayed
 tracker: bits = floor(log2 tick), messages due within a tick are not tracked),
@@ -25,6 +26,9 @@ tracker: bits = floor(log2 tick), messages due within a tick are not tracked),
 :mod:`trackerlab.workloads`), ``replicates``. Sizing axes, applied to each point without a
 new workload: ``designs`` (:data:`DESIGNS`) and ``shapes`` (JVM declarations of the
 time-bucket map). ``settings`` tunes the engine (:data:`SETTINGS`).
+
+A point that several blocks produce is computed once; its ``block`` column lists them
+("heatmap,scaling").
 
 Seeds: each point's ``point_id`` is a stable hash of its workload parameters (so adding a
 value to an axis does not reseed the other points, and a resumed sweep finds them again);
@@ -37,6 +41,7 @@ the YAML marks) and the key.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -170,6 +175,8 @@ class GridPoint:
     seed: int
     designs: tuple[str, ...] = DESIGNS
     shapes: tuple[str, ...] = ("avl-openhash",)
+    #: computed in a Spark job of its own, so its wall time is its own (scaling blocks)
+    alone: bool = False
 
     def bucket_run(self) -> BucketRun:
         """The single-process experiment of this point (plain index, default JVM shape)."""
@@ -408,21 +415,33 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
         raise where.error(raw, "blocks", "must be a non-empty list of mappings")
     defaults = {k: [v] if not isinstance(v, list) else v for k, v in _DEFAULTS.items()}
     points: list[GridPoint] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # workload identity -> position in points
     for i, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise UsageError(
                 f"{source}:{getattr(blocks, 'line', '?')}: blocks[{i}] is not a mapping"
             )
         block_name = str(block.get("name", f"block{i}"))
-        axes = {**defaults, **top, **_axes(where, block, base, ("name",))}
+        alone = block.get("alone", False)
+        if not isinstance(alone, bool):
+            raise where.error(block, "alone", f"must be true or false, got {alone!r}")
+        axes = {**defaults, **top, **_axes(where, block, base, ("name", "alone"))}
         designs = tuple(dict.fromkeys(axes.pop("designs")))
         shapes = tuple(dict.fromkeys(axes.pop("shapes")))
         for values in _expand_block(where, block, axes, block_name):
             ident = json.dumps(workload_identity(values), sort_keys=True)
-            if ident in seen:
+            if ident in seen:  # one point serving several blocks: one computation
+                j = seen[ident]
+                first = points[j]
+                points[j] = dataclasses.replace(
+                    first,
+                    block=f"{first.block},{block_name}",
+                    designs=tuple(dict.fromkeys(first.designs + designs)),
+                    shapes=tuple(dict.fromkeys(first.shapes + shapes)),
+                    alone=first.alone or alone,
+                )
                 continue
-            seen.add(ident)
+            seen[ident] = len(points)
             point_id = int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big") >> 1
             points.append(
                 GridPoint(
@@ -432,6 +451,7 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
                     seed=point_seed(root_seed, point_id),
                     designs=designs,
                     shapes=shapes,
+                    alone=alone,
                     **values,
                 )
             )

@@ -95,12 +95,14 @@ def point_tasks(point: GridPoint, target: int) -> list[tuple[int, int]]:
 
 
 def plan_waves(points: list[GridPoint], wave_messages: int) -> list[list[GridPoint]]:
-    """Consecutive points grouped until a wave holds ``wave_messages`` (or 256 points)."""
+    """Consecutive points grouped until a wave holds ``wave_messages`` (or 256 points);
+    a point marked ``alone`` gets a wave of its own."""
     waves: list[list[GridPoint]] = []
     current: list[GridPoint] = []
     total = 0
     for p in points:
-        if current and (total + p.messages > wave_messages or len(current) >= 256):
+        full = total + p.messages > wave_messages or len(current) >= 256
+        if current and (full or p.alone or current[0].alone):
             waves.append(current)
             current, total = [], 0
         current.append(p)
