@@ -97,26 +97,29 @@ def chunk_columns(
 
 
 @cache
-def _roaring64_fixed_table(layout: JvmLayout) -> np.ndarray:
-    table = [0] + [tbs.roaring64_fixed_bytes(n, layout) for n in range(1, MAX_CHUNKS + 1)]
-    return np.array(table, dtype=np.int64)
+def _jvm_fixed(n: int, layout: JvmLayout) -> int:
+    return tbs.roaring64_fixed_bytes(n, layout)
 
 
 @cache
-def _croaring_art_table() -> np.ndarray:
-    """``art_size_in_bytes`` of a shrunk ``BitMap64`` by number of chunk keys (keys < 256),
-    measured on real bitmaps: CRoaring's ART node arrays depend on the count only."""
+def _croaring_art(n: int) -> int:
+    """``art_size_in_bytes`` of a shrunk ``BitMap64`` with ``n`` chunk keys below 256, measured
+    on a real bitmap: CRoaring's ART node arrays depend on the count only."""
     from pyroaring import BitMap64
 
     from trackerlab.sizing.python import _croaring
 
-    lib = _croaring()
-    sizes = [0]
-    for n in range(1, MAX_CHUNKS + 1):
-        bm = BitMap64([k << 16 for k in range(n)])
-        bm.shrink_to_fit()
-        sizes.append(int(lib.art_size_in_bytes(bm.raw_pointer)))
-    return np.array(sizes, dtype=np.int64)
+    bm = BitMap64([k << 16 for k in range(n)])
+    bm.shrink_to_fit()
+    return int(_croaring().art_size_in_bytes(bm.raw_pointer))
+
+
+def _by_count(n: np.ndarray, fn) -> np.ndarray:
+    """``fn(k)`` for every entry of ``n``, calling ``fn`` once per distinct value."""
+    if len(n) == 0:
+        return np.zeros(0, dtype=np.int64)
+    values, inverse = np.unique(n, return_inverse=True)
+    return np.array([fn(int(v)) for v in values], dtype=np.int64)[inverse.ravel()]
 
 
 @cache
@@ -134,22 +137,18 @@ def _malloc(n: int) -> int:
 
 
 @cache
-def _python_fixed_table() -> np.ndarray:
+def _python_fixed(n: int) -> int:
     """Python bytes of a shrunk ``BitMap64`` with n chunk keys, payloads excluded: the object,
     ``roaring64_bitmap_t``, ART nodes, the containers and typecodes arrays, n container
     structs (``_estimate_bytes``' terms that depend on n only)."""
-    art = np.maximum(_croaring_art_table() - _ART_HEADER, 0)
-    table = [0]
-    for n in range(1, MAX_CHUNKS + 1):
-        table.append(
-            _python_bitmap_object()
-            + _malloc(_ROARING64_STRUCT)
-            + _malloc(int(art[n]))
-            + _malloc(8 * n)
-            + _malloc(n)
-            + n * _malloc(_CONTAINER_STRUCT)
-        )
-    return np.array(table, dtype=np.int64)
+    return (
+        _python_bitmap_object()
+        + _malloc(_ROARING64_STRUCT)
+        + _malloc(max(_croaring_art(n) - _ART_HEADER, 0))
+        + _malloc(8 * n)
+        + _malloc(n)
+        + n * _malloc(_CONTAINER_STRUCT)
+    )
 
 
 def _mean_chunk(payload: np.ndarray, count: np.ndarray) -> np.ndarray:
@@ -165,8 +164,8 @@ def bitmap_bytes(sums: dict[str, np.ndarray], layout: JvmLayout = COMPRESSED) ->
     n = np.asarray(sums["chunks"], dtype=np.int64)
     if len(n) and (n.min() < 1 or n.max() > MAX_CHUNKS):
         raise ValueError(f"bitmaps must have 1..{MAX_CHUNKS} chunks (entry ids below 2^24)")
-    jvm_fixed = _roaring64_fixed_table(layout)[n]
-    python_fixed = _python_fixed_table()[n]
+    jvm_fixed = _by_count(n, lambda k: _jvm_fixed(k, layout))
+    python_fixed = _by_count(n, _python_fixed)
     bitset = _malloc(_BITSET_PAYLOAD)
     out = {}
     for variant in VARIANTS:
