@@ -53,3 +53,41 @@ def test_cli_unreachable_master_writes_nothing(cli, tmp_path):
     )
     assert_one_line_error(result, "cannot reach Spark master", "nothing was written")
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+class _FakeContext:
+    master = "spark://10.0.0.1:7077"
+
+    def __init__(self, executors: int) -> None:
+        self.executors = executors
+
+        class Status:
+            def size(inner) -> int:
+                return self.executors
+
+        class Sc:
+            def getExecutorMemoryStatus(inner):
+                return Status()
+
+        class Jsc:
+            def sc(inner):
+                return Sc()
+
+        self._jsc = Jsc()
+
+
+class _FakeSession:
+    def __init__(self, executors: int) -> None:
+        self.sparkContext = _FakeContext(executors)
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+
+def test_cluster_without_executors_is_a_bounded_usage_error():
+    fake = _FakeSession(executors=1)  # the driver only
+    with pytest.raises(UsageError, match="no executor registered.*within 0 s"):
+        session.wait_for_executors(fake, timeout_s=0.2)
+    assert fake.stopped
+    session.wait_for_executors(_FakeSession(executors=3), timeout_s=0.2)

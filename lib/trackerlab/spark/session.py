@@ -14,7 +14,8 @@ JVM without a SparkContext and does not use them.
 Failures are one-line :class:`~trackerlab.errors.UsageError` messages raised before any
 output is touched: Java missing or too old (checked first), a malformed master URL, a
 ``spark://`` or ``k8s://`` master that does not answer a TCP connect within
-:data:`CONNECT_TIMEOUT_S` seconds per address.
+:data:`CONNECT_TIMEOUT_S` seconds per address, or a cluster that registers no executor
+within :data:`EXECUTOR_WAIT_S` seconds.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import os
 import re
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -54,6 +56,7 @@ DEFAULTS: dict[str, str] = {
     "spark.pyspark.python": sys.executable,
 }
 CONNECT_TIMEOUT_S = 10.0
+EXECUTOR_WAIT_S = 120.0
 DEFAULT_APP_NAME = "trackerlab"
 _LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
 _LOG4J2 = """\
@@ -156,10 +159,31 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot start Spark ({conf.get('spark.master')}): {first}") from None
     spark.sparkContext.setLogLevel("ERROR")
+    wait_for_executors(spark)
     ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+def wait_for_executors(spark: SparkSession, timeout_s: float = EXECUTOR_WAIT_S) -> None:
+    """On a cluster master, wait (at most ``timeout_s``) until an executor has registered;
+    UsageError if none did (a master that accepts connections but gives no resources would
+    otherwise leave the first job waiting forever). Nothing to wait for in local mode."""
+    sc = spark.sparkContext
+    if sc.master.startswith("local"):
+        return
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if sc._jsc.sc().getExecutorMemoryStatus().size() > 1:  # the driver counts as one
+            return
+        time.sleep(1.0)
+    master = sc.master
+    spark.stop()
+    raise UsageError(
+        f"no executor registered with Spark master {master} within {timeout_s:.0f} s "
+        "(no free workers, or not a Spark master); nothing was written"
+    )
 
 
 def ship_package(spark: SparkSession) -> Path | None:
