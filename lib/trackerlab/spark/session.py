@@ -51,6 +51,11 @@ DEFAULTS: dict[str, str] = {
     # which ANSI mode (the Spark 4 default) turns into an overflow error.
     "spark.sql.ansi.enabled": "false",
     "spark.python.worker.reuse": "true",
+    # glibc malloc in the Python workers: serve arrays up to 32 MiB from the heap and keep
+    # freed memory (no mmap/munmap churn, no page faults on every numpy temporary); measured
+    # on 5e6 random-delay messages: 3.3 s -> 1.3 s for a worker's first task
+    "spark.executorEnv.MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "spark.executorEnv.MALLOC_TRIM_THRESHOLD_": str(4 << 30),
     # workers run the interpreter of the driver, with numpy/pyroaring/trackerlab (and
     # $PYSPARK_PYTHON defaults to it, see get_session)
     "spark.pyspark.python": sys.executable,
