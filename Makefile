@@ -28,8 +28,13 @@ $(STAMP): pyproject.toml
 check-java:
 	@$(PYTHON) lib/trackerlab/javacheck.py
 
-## make report [PROFILE=smoke|default|large] [ARGS='--only overview']
+## make report [PROFILE=smoke|default|large] [ARGS='--only overview'] [SWEEP=0]
+# The Spark sweep of the same profile runs first (resumable: finished grid points are kept,
+# so a second run only starts Spark to find nothing left to do); spark_sweeps reads its Parquet.
+# SWEEP=0 skips it, and the notebook then falls back to a small single-process grid.
+SWEEP ?= 1
 report: $(STAMP) check-java
+	@if [ "$(SWEEP)" != 0 ]; then $(BIN)/trackerlab sweep --profile $(PROFILE); fi
 	@$(BIN)/trackerlab report --profile $(PROFILE) $(ARGS)
 
 ## make test [PYTEST_ARGS='-k profiles']

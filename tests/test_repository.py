@@ -78,3 +78,18 @@ def test_readme_first_screen_has_the_two_commands():
 def test_ci_runs_the_readme_test_command():
     ci = (REPO / ".ci" / "run").read_text()
     assert re.search(r"^make test\b", ci, re.M)
+
+
+def test_every_library_folder_is_a_regular_package():
+    """setuptools' ``packages.find`` skips folders without ``__init__.py`` (a wheel would lack
+    them, though an editable install still imports them), and ships only listed data files."""
+    lib = REPO / "lib" / "trackerlab"
+    folders = {p.parent for p in lib.rglob("*.py")} - {lib}
+    assert (
+        sorted(str(f.relative_to(lib)) for f in folders if not (f / "__init__.py").exists()) == []
+    )
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = data["package-data"]["trackerlab"]
+    shipped = {p for pattern in patterns for p in lib.glob(pattern)}
+    data_files = {p for p in lib.rglob("*") if p.suffix in {".yaml", ".java", ".html"}}
+    assert sorted(str(p.relative_to(lib)) for p in data_files - shipped) == []

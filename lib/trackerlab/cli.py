@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "jvm_check",
     "simulate",
     "bench",
+    "sweep",
 )
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from trackerlab.errors import UsageError
+
 
 def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -187,12 +189,67 @@ def _run_receiver_queue(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_sweep(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "sweep",
+        help="Spark sweep engine: end-to-end time, cost per message against N, driver memory",
+        description=(
+            "Sweep one-point grids of --messages (each, comma-separated: 1e7,1e8,1e9) or a "
+            "whole --profile on Spark into temporary folders; print seconds, messages/s, "
+            "seconds per 1e6 messages and the ratio to the first run, then the driver's peak "
+            "memory (JVM heap and RSS, Python RSS). Defaults: the seed's scenario, 10,000 "
+            "msg/s, tick 1 s, every message delayed 1 day, unbatched."
+        ),
+    )
+    p.add_argument("--messages", default="1e7,1e8", help="comma-separated counts (1e4..1e11)")
+    p.add_argument("--profile", default=None, help="sweep a whole profile instead")
+    p.add_argument("--rate-per-s", type=float, default=10_000.0)
+    p.add_argument("--tick", default="1s", help="delayed tracker tick (e.g. 1s, 1m)")
+    p.add_argument("--trim-bits", type=int, default=None, help="nack buckets instead of --tick")
+    p.add_argument("--delay", default="fixed:1d", help="delay spec, e.g. uniform:0:2d")
+    p.add_argument("--batch-size", type=int, default=1)
+    p.add_argument("--engine", choices=("python", "sql"), default="python")
+    p.add_argument("--master", default=None, help="Spark master (default local[*])")
+    p.set_defaults(func=_run_sweep)
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    import sys
+
+    from trackerlab.experiments.bench_sweep import format_runs, grids_from_options, run_bench
+    from trackerlab.spark.grid import parse_count
+
+    messages = []
+    for part in _csv(args.messages):
+        try:
+            messages.append(parse_count("--messages", part))
+        except UsageError as exc:
+            raise UsageError(f"--messages: {exc}") from None
+    tick = None if args.trim_bits is not None else args.tick
+    grids = grids_from_options(
+        messages,
+        args.profile,
+        args.rate_per_s,
+        tick,
+        args.trim_bits,
+        args.delay,
+        args.batch_size,
+        args.engine,
+    )
+    runs, startup, memory = run_bench(
+        grids, args.master, lambda m: print(f"  {m}", file=sys.stderr, flush=True)
+    )
+    print(format_runs(runs, startup, memory))
+    return 0
+
+
 #: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
 BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "build": _add_build,
     "heaps": _add_heaps,
     "pending-acks": _add_pending_acks,
     "receiver-queue": _add_receiver_queue,
+    "sweep": _add_sweep,
 }
 
 
@@ -209,6 +266,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _no_target(args: argparse.Namespace) -> int:
-    from trackerlab.errors import UsageError
 
     raise UsageError(f"bench needs a TARGET; choose one of: {', '.join(BENCHES)}")

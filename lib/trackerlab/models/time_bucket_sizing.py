@@ -164,3 +164,31 @@ def per_bitmap_overhead(layout: JvmLayout = COMPRESSED) -> int:
     the bitmap's objects, its ART leaf and the container object with its array header."""
     empty_array = jr.container_bytes(jr.Container("array", 0, 0, 0), layout)
     return _single_key_overhead(layout) + empty_array
+
+
+def outer_map_bytes(shape: str, n_buckets: int, layout: JvmLayout = COMPRESSED) -> int:
+    """The outer sorted map of ``shape`` holding ``n_buckets`` buckets, values excluded."""
+    check_choice("JVM shape", shape, SHAPES)
+    return _outer(shape, n_buckets, layout)
+
+
+def inner_map_bytes(shape: str, n_ledgers: int, layout: JvmLayout = COMPRESSED) -> int:
+    """One inner map of ``shape`` holding ``n_ledgers`` ledgers, bitmaps excluded."""
+    check_choice("JVM shape", shape, SHAPES)
+    return _inner(shape, n_ledgers, layout)
+
+
+def container_bytes(
+    card: np.ndarray, runs: np.ndarray, run_optimize: bool, layout: JvmLayout = COMPRESSED
+) -> np.ndarray:
+    """Deep bytes of each chunk's container as Java's ``add`` (then ``runOptimize()``) leaves it."""
+    return _container_bytes(card, runs, run_optimize, layout)
+
+
+def roaring64_fixed_bytes(n_chunks: int, layout: JvmLayout = COMPRESSED) -> int:
+    """A ``Roaring64Bitmap`` with ``n_chunks`` high keys below 256 (entry ids below 2^24), its
+    containers excluded. Such keys share their first five bytes, so the ART is one inner node
+    (Node4/16/48/256 by count) with a 5-byte prefix over the leaves, whatever the keys."""
+    if not 1 <= n_chunks <= 256:
+        raise ValueError(f"n_chunks must be in 1..256, got {n_chunks}")
+    return _multi_key_overhead(n_chunks, layout)

@@ -46,21 +46,12 @@ import numpy as np
 
 from trackerlab.javacheck import java_executable, require_java
 from trackerlab.sizing.jvm import JvmLayout
+from trackerlab.spark.session import quiet_log4j2
 
 FASTUTIL_JAR = Path("/usr/share/java/fastutil.jar")
 FASTUTIL_PACKAGE = "it.unimi.dsi.fastutil.longs."
 AGENT_CLASS = "trackerlab.probe.SizeAgent"
 MEASURES = ("exact", "estimator")
-
-_QUIET_LOG4J = """\
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = stderr
-appender.console.type = Console
-appender.console.name = stderr
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
-"""
 
 
 class ProbeUnavailable(RuntimeError):
@@ -147,7 +138,6 @@ def probe_jar() -> Path:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
             raise ProbeUnavailable(f"javac failed: {err[0] if err else proc.returncode}")
         _write_jar(classes, work / "trackerlab-probe.jar")
-        (work / "log4j2-quiet.properties").write_text(_QUIET_LOG4J)
         shutil.rmtree(src)
         shutil.rmtree(classes)
         with contextlib.suppress(OSError):  # another process finished first
@@ -171,7 +161,7 @@ def probe_spark_conf(uncompressed_oops: bool = False) -> dict[str, str]:
     jar = probe_jar()
     options = [
         f"-javaagent:{jar}",
-        f"-Dlog4j2.configurationFile={jar.parent}/log4j2-quiet.properties",
+        f"-Dlog4j2.configurationFile={quiet_log4j2()}",
     ]
     if uncompressed_oops:
         options.append("-XX:-UseCompressedOops")

@@ -1,0 +1,265 @@
+"""Tables and figures of the Spark sweep report (``notebooks/spark_sweeps.ipynb``).
+
+Reads a sweep folder with pandas/pyarrow only (:func:`trackerlab.spark.store.read_sweep`),
+so rendering needs no Spark. When the folder is missing or empty (a fresh clone before
+``trackerlab sweep`` ran) :func:`load_results` computes a shrunken copy of the profile's grid
+in this process with the single-process pyroaring path
+(:func:`trackerlab.experiments.sweep_rows.index_rows`, which builds each
+:class:`~trackerlab.models.time_buckets.TimeBucketIndex` through
+:mod:`trackerlab.experiments.time_bucket_runs`) and says so in :attr:`Results.source`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from trackerlab.experiments.sweep_rows import index_rows
+from trackerlab.paths import data_dir
+from trackerlab.spark.grid import DESIGNS, Grid, GridPoint, load_profile
+from trackerlab.spark.store import read_sweep
+
+DESIGN_LABELS = {
+    "time-buckets": "time buckets (Java add)",
+    "time-buckets-runs": "time buckets, runOptimize()",
+    "triple-heap": "TripleLongPriorityQueue (heap + direct)",
+}
+
+
+@dataclass
+class Results:
+    frame: pd.DataFrame
+    source: str  # one line: where the numbers come from
+    from_spark: bool
+    folder: Path
+
+
+def sweep_folder(profile: str, folder: str = "") -> Path:
+    """``folder`` if given, else ``data/sweeps/<profile>``."""
+    return Path(folder) if folder else data_dir() / "sweeps" / profile
+
+
+def shrink_grid(grid: Grid, messages: int) -> list[GridPoint]:
+    """The grid's points with each block's largest point cut to ``messages`` and the others
+    in proportion (at least 1,000): same rates, buckets, delays and designs."""
+    largest: dict[str, int] = {}
+    for p in grid.points:
+        largest[p.block] = max(largest.get(p.block, 0), p.messages)
+    points = []
+    seen = set()
+    for p in grid.points:
+        n = max(1000, round(p.messages * min(1.0, messages / largest[p.block])))
+        q = dataclasses.replace(p, messages=n)
+        if q.key not in seen:
+            seen.add(q.key)
+            points.append(q)
+    return points
+
+
+def fallback_rows(points: list[GridPoint]) -> pd.DataFrame:
+    """Rows of ``points`` from the single-process path, timed per point."""
+    rows = []
+    for p in points:
+        t0 = time.perf_counter()
+        point_rows = index_rows(p)
+        seconds = time.perf_counter() - t0
+        rows.extend({**r, "wall_s": seconds, "task_s": seconds} for r in point_rows)
+    return pd.DataFrame(rows)
+
+
+def load_results(profile: str, folder: str = "", fallback_messages: int = 20_000) -> Results:
+    """The sweep's rows, or the single-process fallback when the folder has none."""
+    path = sweep_folder(profile, folder)
+    try:
+        frame = read_sweep(path)
+    except FileNotFoundError:
+        frame = pd.DataFrame()
+    if len(frame):
+        commits = ", ".join(sorted(set(frame.git_commit.str[:10])))
+        points = frame.point_id.nunique()
+        source = f"Spark sweep {path} ({points} points, {frame.master.iloc[0]}, commit {commits})"
+        return Results(frame, source, True, path)
+    grid = load_profile(profile)
+    points = shrink_grid(grid, fallback_messages)
+    frame = fallback_rows(points)
+    source = (
+        f"single-process fallback: no sweep results in {path}; {len(points)} points of "
+        f"profile {profile!r} at up to {fallback_messages:,} messages each "
+        f"(run `trackerlab sweep --profile {profile}` for the real scale)"
+    )
+    return Results(frame, source, False, path)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def in_block(frame: pd.DataFrame, name: str) -> pd.Series:
+    """Rows whose point belongs to block ``name`` (a point may serve several blocks)."""
+    return frame.block.str.split(",").map(lambda blocks: name in blocks)
+
+
+def heatmap_table(frame: pd.DataFrame, design: str, random_delay: bool) -> pd.DataFrame:
+    """JVM bytes per entry (heap + direct) over rate (rows) x trim bits (columns) for one
+    design, on the ``heatmap`` block (default JVM shape)."""
+    rows = frame[
+        in_block(frame, "heatmap")
+        & (frame.design == design)
+        & (frame.random_delay == random_delay)
+        & (frame["shape"].isna() | (frame["shape"] == "avl-openhash"))
+    ]
+    return rows.pivot_table(
+        index="rate_per_ms", columns="trim_bits", values="jvm_bytes_per_entry", aggfunc="mean"
+    )
+
+
+def random_penalty(frame: pd.DataFrame, design: str = "time-buckets") -> pd.DataFrame:
+    """Random over fixed delay, bytes per entry, per (rate, trim bits) of the heatmap."""
+    return heatmap_table(frame, design, True) / heatmap_table(frame, design, False)
+
+
+def scenario_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The seed's scenario block: bytes per entry and total MiB per design, batch, tick and
+    delay (MiB = 2^20 bytes, JVM heap + direct)."""
+    rows = frame[
+        in_block(frame, "seed-scenario")
+        & (frame["shape"].isna() | (frame["shape"] == "avl-openhash"))
+    ]
+    table = rows.assign(
+        jvm_mib=rows.jvm_total_bytes / 2**20,
+        python_mib=rows.python_bytes / 2**20,
+    )[
+        [
+            "messages",
+            "batch_size",
+            "tick_ms",
+            "delay",
+            "design",
+            "entries",
+            "jvm_bytes_per_entry",
+            "jvm_bytes_per_message",
+            "jvm_mib",
+            "python_mib",
+            "buckets",
+            "bitmaps",
+        ]
+    ]
+    return table.sort_values(["batch_size", "tick_ms", "delay", "design"]).reset_index(drop=True)
+
+
+def scaling_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Seconds per 1e6 messages against N (the ``scaling`` block, one row per point): the
+    wall time of the point's own Spark job (NaN when it shared one with other points) and
+    the task time of generation and reduction summed over cores."""
+    rows = frame[in_block(frame, "scaling")].drop_duplicates("point_id")
+    rows = rows.sort_values(["delay", "messages"])
+    millions = rows.messages.to_numpy() / 1e6
+    alone = rows.wave_points.to_numpy() == 1 if "wave_points" in rows else np.ones(len(rows), bool)
+    wall = np.where(alone, rows.wall_s.to_numpy(), np.nan)
+    return pd.DataFrame(
+        {
+            "delay": rows.delay.to_numpy(),
+            "messages": rows.messages.to_numpy(),
+            "wall_s": wall,
+            "wall_s_per_1e6": wall / millions,
+            "task_s_per_1e6": rows.task_s.to_numpy() / millions,
+        }
+    )
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def plot_heatmaps(frame: pd.DataFrame):
+    """One heatmap of bytes per entry over rate x trim bits per design (columns) and delay
+    kind (rows: fixed, random); shared logarithmic colour scale."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    designs = [d for d in DESIGNS if d in set(frame.design)]
+    kinds = [k for k in (False, True) if k in set(frame.random_delay)]
+    tables = {(d, k): heatmap_table(frame, d, k) for d in designs for k in kinds}
+    values = np.concatenate([t.to_numpy().ravel() for t in tables.values() if t.size])
+    values = values[np.isfinite(values) & (values > 0)]
+    norm = LogNorm(vmin=values.min(), vmax=values.max()) if len(values) else None
+    fig, axes = plt.subplots(
+        len(kinds),
+        len(designs),
+        figsize=(4.4 * len(designs), 3.8 * len(kinds)),
+        squeeze=False,
+        layout="constrained",
+    )
+    image = None
+    for i, k in enumerate(kinds):
+        for j, d in enumerate(designs):
+            ax, t = axes[i][j], tables[(d, k)]
+            if t.empty:
+                ax.set_axis_off()
+                continue
+            image = ax.imshow(
+                t.to_numpy(), norm=norm, cmap="viridis", aspect="auto", origin="lower"
+            )
+            ax.set_xticks(range(len(t.columns)), [str(c) for c in t.columns])
+            ax.set_yticks(range(len(t.index)), [f"{r:g}" for r in t.index])
+            for (y, x), v in np.ndenumerate(t.to_numpy()):
+                ax.text(x, y, f"{v:.2g}", ha="center", va="center", fontsize=7, color="white")
+            ax.set_title(f"{DESIGN_LABELS[d]}\n{'random' if k else 'fixed'} delay", fontsize=9)
+            if i == len(kinds) - 1:
+                ax.set_xlabel("trim bits y (bucket = 2^y ms)")
+            if j == 0:
+                ax.set_ylabel("rate x (msg/ms)")
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.8, label="JVM bytes per entry (heap + direct)")
+    return fig
+
+
+def plot_penalty(frame: pd.DataFrame):
+    """Random-delay penalty of the two bucket designs against M = x * 2^y."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    for design in ("time-buckets", "time-buckets-runs"):
+        ratio = random_penalty(frame, design).stack().rename("ratio").reset_index()
+        if ratio.empty:
+            continue
+        m = ratio.rate_per_ms * 2.0**ratio.trim_bits
+        ax.plot(m, ratio.ratio, "o", alpha=0.7, label=DESIGN_LABELS[design])
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xlabel("messages per bucket M = x * 2^y")
+    ax.set_ylabel("bytes per entry, random / fixed delay")
+    ax.set_title("Random-delay penalty (uniform delays vs one fixed delay)", fontsize=10)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_scaling(frame: pd.DataFrame, from_spark: bool):
+    """Seconds per 1e6 messages against N, one line per delay distribution."""
+    import matplotlib.pyplot as plt
+
+    table = scaling_table(frame)
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    for delay, t in table.groupby("delay"):
+        line = ax.plot(t.messages, t.wall_s_per_1e6, "o-", label=f"{delay}: wall time")
+        if from_spark:
+            ax.plot(
+                t.messages,
+                t.task_s_per_1e6,
+                "s--",
+                color=line[0].get_color(),
+                label=f"{delay}: task time (summed over cores)",
+            )
+    ax.set_xscale("log")
+    ax.set_xlabel("messages N")
+    ax.set_ylabel("seconds per 1e6 messages")
+    ax.set_ylim(bottom=0)
+    ax.set_title(
+        "Spark sweep cost per message" if from_spark else "Single-process cost per message"
+    )
+    ax.legend(fontsize=7)
+    return fig

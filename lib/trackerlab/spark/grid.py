@@ -1,0 +1,489 @@
+"""Sweep grids: read from YAML (a file or a named profile), validate, expand to points.
+
+A grid file::
+
+    description: rate x trim bits, fixed and random delays
+    root_seed: 393
+    designs: [time-buckets, time-buckets-runs, triple-heap]   # sized on every point
+    messages: 1_000_000                                        # top-level axes: defaults
+    blocks:                                                    # each block: a product
+      - name: heatmap
+        rate_per_ms: [1, 4, 16]
+        trim_bits: [6, 8, 10]
+        delay: ["fixed:60s", "uniform:0:60s"]
+      - name: scaling
+        messages: ["1e6", "1e7"]
+        rate_per_ms: 8
+        tick_ms: 1s
+
+Every axis takes one value or a list; a block is the Cartesian product of its axes (top-level
+axes are defaults for every block; without ``blocks`` the top level is the only block). A
+block with ``alone: true`` runs each of its points in a Spark job of its own (timings).
+Workload axes (:data:`WORKLOAD_AXES`): ``messages`` (counts accept ``1e8``), ``rate_per_ms``
+or ``rate_per_s``, ``trim_bits`` (the nack tracker's bucket) or ``tick_ms`` (the delayed
+tracker: bits = floor(log2 tick), messages due within a tick are not tracked),
+``entries_per_ledger``, ``batch_size``, ``delay`` and ``pattern`` (specs of
+:mod:`trackerlab.workloads`), ``replicates``. Sizing axes, applied to each point without a
+new workload: ``designs`` (:data:`DESIGNS`) and ``shapes`` (JVM declarations of the
+time-bucket map). ``settings`` tunes the engine (:data:`SETTINGS`).
+
+A point that several blocks produce is computed once; its ``block`` column lists them
+("heatmap,scaling").
+
+Seeds: each point's ``point_id`` is a stable hash of its workload parameters (so adding a
+value to an axis does not reseed the other points, and a resumed sweep finds them again);
+its workload seed is ``SeedSequence([root_seed, point_id]).generate_state(1)[0]``, never a
+Spark partition index. Every design and shape of a point sizes the same message stream.
+
+Bad input raises :class:`~trackerlab.errors.UsageError` naming the file, the line (from
+the YAML marks) and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from trackerlab.errors import UsageError
+from trackerlab.experiments.time_bucket_runs import BucketRun
+from trackerlab.models.time_bucket_sizing import SHAPES
+from trackerlab.params import check_choice, check_float, check_int
+from trackerlab.workloads import DelaySpec, PatternSpec, Workload, parse_duration_ms
+
+DESIGNS = ("time-buckets", "time-buckets-runs", "triple-heap")
+ENGINES = ("python", "sql")
+WORKLOAD_AXES = (
+    "messages",
+    "rate_per_ms",
+    "rate_per_s",
+    "trim_bits",
+    "tick_ms",
+    "entries_per_ledger",
+    "batch_size",
+    "delay",
+    "pattern",
+    "replicates",
+)
+SIZING_AXES = ("designs", "shapes")
+AXES = WORKLOAD_AXES + SIZING_AXES
+#: Engine settings and their defaults (see :mod:`trackerlab.spark.sweep`).
+SETTINGS: dict[str, Any] = {
+    "engine": "python",
+    "task_messages": 0,  # 0: one task per core, at most 2^26 messages each
+    "piece_messages": 1 << 21,  # measured: 2^21 beats 2^20 and 2^22 (first-touch page faults)
+    "wave_messages": 50_000_000,
+}
+TOP_KEYS = ("description", "root_seed", "settings", "blocks")
+PROFILE_FILE = "profiles.yaml"
+MAX_MESSAGES = 10**11
+MAX_ENTRIES_PER_LEDGER = 1 << 24  # entry ids below 2^24: bitmaps of at most 256 chunks
+MAX_TRIM_BITS = 40
+_DEFAULTS = {
+    "entries_per_ledger": 50_000,
+    "batch_size": 1,
+    "delay": "fixed:0",
+    "pattern": "all",
+    "replicates": 1,
+    "designs": list(DESIGNS),
+    "shapes": ["avl-openhash"],
+}
+
+
+# --------------------------------------------------------------------------- YAML with lines
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose mappings remember the line of each key (``LineDict.lines``)."""
+
+
+class LineDict(dict):
+    lines: dict[str, int]
+
+
+class LineList(list):
+    line: int
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    out = LineDict()
+    out.lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in out:
+            raise UsageError(f"{loader.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
+        out[key] = loader.construct_object(value_node, deep=True)
+        out.lines[str(key)] = key_node.start_mark.line + 1
+    return out
+
+
+def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
+    out = LineList(loader.construct_object(child, deep=True) for child in node.value)
+    out.line = node.start_mark.line + 1
+    return out
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+
+
+def load_yaml(text: str, name: str) -> Any:
+    """Parse YAML keeping key lines; UsageError ``name:line: ...`` on a syntax error."""
+    loader = _LineLoader(text)
+    loader.name = name
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        raise UsageError(f"{name}{line}: not valid YAML ({exc.problem or exc})") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{name}: not valid YAML ({exc})") from None
+    finally:
+        loader.dispose()
+
+
+# --------------------------------------------------------------------------- points
+
+
+@dataclass(frozen=True)
+class GridPoint:
+    """One workload of the grid with the designs and shapes sized on it."""
+
+    grid_row: int
+    block: str
+    messages: int
+    rate_per_ms: float
+    trim_bits: int
+    tick_ms: int | None
+    entries_per_ledger: int
+    batch_size: int
+    delay: str
+    pattern: str
+    replicate: int
+    point_id: int
+    seed: int
+    designs: tuple[str, ...] = DESIGNS
+    shapes: tuple[str, ...] = ("avl-openhash",)
+    #: computed in a Spark job of its own, so its wall time is its own (scaling blocks)
+    alone: bool = False
+
+    def bucket_run(self) -> BucketRun:
+        """The single-process experiment of this point (plain index, default JVM shape)."""
+        return BucketRun(
+            messages=self.messages,
+            rate_per_ms=self.rate_per_ms,
+            trim_bits=self.trim_bits,
+            entries_per_ledger=self.entries_per_ledger,
+            delay=self.delay,
+            pattern=self.pattern,
+            batch_size=self.batch_size,
+            seed=self.seed,
+            tick_ms=self.tick_ms,
+        )
+
+    def workload(self) -> Workload:
+        return self.bucket_run().workload()
+
+    @property
+    def key(self) -> str:
+        """Identity of the point's result file: workload, seed, designs and shapes."""
+        payload = json.dumps(
+            [workload_identity(self), self.seed, list(self.designs), list(self.shapes)]
+        )
+        return hashlib.sha256(payload.encode()).hexdigest()[:20]
+
+    def label(self) -> str:
+        when = f"tick {self.tick_ms} ms" if self.tick_ms is not None else f"{self.trim_bits} bits"
+        return (
+            f"{self.messages:,} msgs, {self.rate_per_ms:g}/ms, {when}, batch {self.batch_size}, "
+            f"{self.entries_per_ledger} per ledger, delay {self.delay}, {self.pattern}"
+        )
+
+
+def workload_identity(point: GridPoint | Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters that define a point's message stream (what ``point_id`` hashes)."""
+    d = asdict(point) if isinstance(point, GridPoint) else dict(point)
+    keys = [k for k in WORKLOAD_AXES if k not in ("rate_per_s", "replicates")] + ["replicate"]
+    return {k: d[k] for k in keys}
+
+
+def point_seed(root_seed: int, point_id: int) -> int:
+    """``SeedSequence([root_seed, point_id])``'s first 32-bit word."""
+    return int(np.random.SeedSequence([root_seed, point_id]).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class Grid:
+    name: str
+    source: str
+    description: str
+    root_seed: int
+    points: tuple[GridPoint, ...]
+    settings: dict[str, Any] = field(default_factory=lambda: dict(SETTINGS))
+
+    @property
+    def messages(self) -> int:
+        return sum(p.messages for p in self.points)
+
+    def to_pandas(self):  # -> pandas.DataFrame
+        """One row per point, with its seed (the grid as a table)."""
+        import pandas as pd
+
+        rows = []
+        for p in self.points:
+            row = asdict(p)
+            row["designs"] = ",".join(p.designs)
+            row["shapes"] = ",".join(p.shapes)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+class _Where:
+    """Formats ``file:line: key``-prefixed messages."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def at(self, mapping: Mapping, key: str) -> str:
+        line = getattr(mapping, "lines", {}).get(key)
+        return f"{self.name}:{line}" if line else self.name
+
+    def error(self, mapping: Mapping, key: str, message: str) -> UsageError:
+        return UsageError(f"{self.at(mapping, key)}: {key}: {message}")
+
+
+def parse_count(name: str, value: object) -> int:
+    """An integer count; accepts ``1e8`` and ``864_000_000`` (YAML 1.1 reads both as text)."""
+    if isinstance(value, str):
+        text = value.strip().replace("_", "")
+        try:
+            number = float(text)
+        except ValueError:
+            raise UsageError(f"must be an integer, got {value!r}") from None
+        if not (math.isfinite(number) and number.is_integer()):
+            raise UsageError(f"must be an integer, got {value!r}")
+        value = int(number)
+    return check_int(name, value)
+
+
+def _tick(value: object) -> int:
+    if isinstance(value, str):
+        value = parse_duration_ms(value, "tick_ms")
+    tick = parse_count("tick_ms", value)
+    return check_int("tick_ms", tick, 1, 1 << MAX_TRIM_BITS)
+
+
+def _check_axis(key: str, value: object, base: Path | None) -> object:
+    """One axis value, canonical; UsageError (without location) if out of range."""
+    if key == "messages":
+        return check_int("messages", parse_count("messages", value), 1, MAX_MESSAGES)
+    if key in ("rate_per_ms", "rate_per_s"):
+        return check_float(key, value, 0, 1e6, lo_open=True)
+    if key == "trim_bits":
+        return check_int("trim_bits", value, 0, MAX_TRIM_BITS)
+    if key == "tick_ms":
+        return _tick(value)
+    if key == "entries_per_ledger":
+        return check_int(key, parse_count(key, value), 1, MAX_ENTRIES_PER_LEDGER)
+    if key == "batch_size":
+        return check_int(key, parse_count(key, value), 1, 100_000)
+    if key == "replicates":
+        return check_int(key, value, 1, 1000)
+    if key == "delay":
+        text = str(value).strip()
+        kind, _, rest = text.partition(":")
+        if kind == "empirical" and rest and "@" not in rest and base is not None:
+            path = Path(rest)
+            text = f"empirical:{path if path.is_absolute() else (base / path).resolve()}"
+        DelaySpec.parse(text)
+        return text
+    if key == "pattern":
+        text = str(value).strip()
+        PatternSpec.parse(text)
+        return text
+    if key == "designs":
+        return check_choice("design", value, DESIGNS)
+    if key == "shapes":
+        return check_choice("JVM shape", value, SHAPES)
+    raise AssertionError(key)
+
+
+def _values(where: _Where, mapping: Mapping, key: str, base: Path | None) -> list[object]:
+    raw = mapping[key]
+    items = list(raw) if isinstance(raw, list) else [raw]
+    if not items:
+        raise where.error(mapping, key, "needs at least one value")
+    out = []
+    for item in items:
+        if isinstance(item, (dict, list)):
+            raise where.error(mapping, key, f"values must be scalars, got {item!r}")
+        try:
+            out.append(_check_axis(key, item, base))
+        except UsageError as exc:
+            raise where.error(mapping, key, str(exc)) from None
+    return out
+
+
+def _axes(where: _Where, mapping: Mapping, base: Path | None, allowed: tuple[str, ...]) -> dict:
+    out = {}
+    for key in mapping:
+        if key in allowed:
+            continue
+        if key not in AXES:
+            known = ", ".join((*AXES, *TOP_KEYS))
+            raise where.error(mapping, str(key), f"unknown key; known keys: {known}")
+        out[key] = _values(where, mapping, key, base)
+    return out
+
+
+def _settings(where: _Where, mapping: Mapping) -> dict[str, Any]:
+    settings = dict(SETTINGS)
+    raw = mapping.get("settings") or {}
+    if not isinstance(raw, dict):
+        raise where.error(mapping, "settings", "must be a mapping")
+    for key, value in raw.items():
+        try:
+            if key == "engine":
+                settings[key] = check_choice("engine", value, ENGINES)
+            elif key == "task_messages":
+                settings[key] = check_int(key, parse_count(key, value), 0, 1 << 30)
+            elif key in ("piece_messages", "wave_messages"):
+                settings[key] = check_int(key, parse_count(key, value), 1 << 12, MAX_MESSAGES)
+            else:
+                raise UsageError(f"unknown setting; known: {', '.join(SETTINGS)}")
+        except UsageError as exc:
+            raise where.error(raw, str(key), str(exc)) from None
+    return settings
+
+
+def _expand_block(
+    where: _Where, block: Mapping, axes: dict[str, list], name: str
+) -> Iterator[dict[str, Any]]:
+    if "rate_per_ms" in axes and "rate_per_s" in axes:
+        raise where.error(block, "rate_per_s", "give rate_per_ms or rate_per_s, not both")
+    if "trim_bits" in axes and "tick_ms" in axes:
+        raise where.error(block, "tick_ms", "give trim_bits or tick_ms, not both")
+    for alternatives in (
+        ("messages",),
+        ("rate_per_ms", "rate_per_s"),
+        ("trim_bits", "tick_ms"),
+    ):
+        if not any(a in axes for a in alternatives):
+            raise UsageError(f"{where.name}: block {name!r} needs {' or '.join(alternatives)}")
+    keys = [k for k in WORKLOAD_AXES if k in axes]
+    for combo in itertools.product(*(axes[k] for k in keys)):
+        point = dict(zip(keys, combo, strict=True))
+        if "rate_per_s" in point:
+            point["rate_per_ms"] = point.pop("rate_per_s") / 1000.0
+        tick = point.get("tick_ms")
+        point["tick_ms"] = tick
+        point["trim_bits"] = max(tick.bit_length() - 1, 0) if tick else point["trim_bits"]
+        for replicate in range(point.pop("replicates")):
+            yield {**point, "replicate": replicate}
+
+
+def parse_grid(raw: object, name: str, source: str, base: Path | None = None) -> Grid:
+    """Validate a grid mapping (as loaded by :func:`load_yaml`) and expand its points."""
+    where = _Where(source)
+    if not isinstance(raw, dict):
+        raise UsageError(f"{source}: a grid must be a mapping of keys to values")
+    top = _axes(where, raw, base, TOP_KEYS)
+    description = str(raw.get("description", ""))
+    try:
+        root_seed = check_int("root_seed", raw.get("root_seed", 0), 0, (1 << 63) - 1)
+    except UsageError as exc:
+        raise where.error(raw, "root_seed", str(exc)) from None
+    settings = _settings(where, raw)
+    blocks = raw.get("blocks")
+    if blocks is None:
+        blocks = [LineDict()]
+    elif not isinstance(blocks, list) or not blocks:
+        raise where.error(raw, "blocks", "must be a non-empty list of mappings")
+    defaults = {k: [v] if not isinstance(v, list) else v for k, v in _DEFAULTS.items()}
+    points: list[GridPoint] = []
+    seen: dict[str, int] = {}  # workload identity -> position in points
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            raise UsageError(
+                f"{source}:{getattr(blocks, 'line', '?')}: blocks[{i}] is not a mapping"
+            )
+        block_name = str(block.get("name", f"block{i}"))
+        alone = block.get("alone", False)
+        if not isinstance(alone, bool):
+            raise where.error(block, "alone", f"must be true or false, got {alone!r}")
+        axes = {**defaults, **top, **_axes(where, block, base, ("name", "alone"))}
+        designs = tuple(dict.fromkeys(axes.pop("designs")))
+        shapes = tuple(dict.fromkeys(axes.pop("shapes")))
+        for values in _expand_block(where, block, axes, block_name):
+            ident = json.dumps(workload_identity(values), sort_keys=True)
+            if ident in seen:  # one point serving several blocks: one computation
+                j = seen[ident]
+                first = points[j]
+                points[j] = dataclasses.replace(
+                    first,
+                    block=f"{first.block},{block_name}",
+                    designs=tuple(dict.fromkeys(first.designs + designs)),
+                    shapes=tuple(dict.fromkeys(first.shapes + shapes)),
+                    alone=first.alone or alone,
+                )
+                continue
+            seen[ident] = len(points)
+            point_id = int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big") >> 1
+            points.append(
+                GridPoint(
+                    grid_row=len(points),
+                    block=block_name,
+                    point_id=point_id,
+                    seed=point_seed(root_seed, point_id),
+                    designs=designs,
+                    shapes=shapes,
+                    alone=alone,
+                    **values,
+                )
+            )
+    return Grid(name, source, description, root_seed, tuple(points), settings)
+
+
+def load_grid(path: str | Path) -> Grid:
+    """A grid from a YAML file; UsageError naming the file (and line) when it is bad."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise UsageError(f"grid file {path} not found") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise UsageError(f"grid file {path} cannot be read ({exc})") from None
+    raw = load_yaml(text, str(path))
+    return parse_grid(raw, path.stem, str(path), path.parent.resolve())
+
+
+def profiles_path() -> Path:
+    return Path(str(resources.files("trackerlab.spark").joinpath(PROFILE_FILE)))
+
+
+def profile_names() -> list[str]:
+    raw = load_yaml(profiles_path().read_text(), str(profiles_path()))
+    return list(raw)
+
+
+def load_profile(name: str) -> Grid:
+    """The grid of profile ``name`` in :data:`PROFILE_FILE` (smoke, default, large)."""
+    path = profiles_path()
+    raw = load_yaml(path.read_text(), str(path))
+    if name not in raw:
+        raise UsageError(f"unknown sweep profile {name!r}; choose one of: {', '.join(raw)}")
+    return parse_grid(raw[name], name, f"{path} (profile {name})", path.parent)

@@ -1,0 +1,155 @@
+"""Grids: expansion, seeds, and bad input naming the file, line and key (no Spark)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import assert_one_line_error
+from trackerlab.errors import UsageError
+from trackerlab.spark.grid import (
+    DESIGNS,
+    load_grid,
+    load_profile,
+    parse_grid,
+    point_seed,
+)
+
+GOOD = """\
+root_seed: 5
+designs: [time-buckets, triple-heap]
+messages: 1e4
+blocks:
+  - name: a
+    rate_per_ms: [1, 2.5]
+    trim_bits: [4, 8]
+  - name: b
+    rate_per_s: 10_000
+    tick_ms: [1s, 1m]
+    batch_size: 100
+    delay: uniform:0:2d
+"""
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "grid.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_expansion_seeds_and_ticks(tmp_path):
+    grid = load_grid(_write(tmp_path, GOOD))
+    assert len(grid.points) == 6 and grid.messages == 60_000
+    a = grid.points[0]
+    assert (a.block, a.rate_per_ms, a.trim_bits, a.tick_ms) == ("a", 1.0, 4, None)
+    assert a.designs == ("time-buckets", "triple-heap")
+    b = [p for p in grid.points if p.block == "b"]
+    assert [(p.tick_ms, p.trim_bits) for p in b] == [(1000, 9), (60000, 15)]
+    assert b[0].rate_per_ms == 10.0 and b[0].batch_size == 100
+    for p in grid.points:
+        assert p.seed == int(np.random.SeedSequence([5, p.point_id]).generate_state(1)[0])
+        assert p.seed == point_seed(5, p.point_id)
+    assert len({p.seed for p in grid.points}) == 6
+    table = grid.to_pandas()
+    assert list(table.seed) == [p.seed for p in grid.points]
+
+
+def test_adding_axis_values_keeps_existing_points(tmp_path):
+    before = load_grid(_write(tmp_path, GOOD))
+    after = load_grid(_write(tmp_path, GOOD.replace("[1, 2.5]", "[1, 2.5, 16]")))
+    keys = {p.key: p.seed for p in after.points}
+    assert all(keys[p.key] == p.seed for p in before.points)
+    assert len(after.points) == 8
+
+
+def test_duplicate_points_are_computed_once_for_every_block():
+    grid = parse_grid(
+        {
+            "messages": 10,
+            "rate_per_ms": 1,
+            "trim_bits": 4,
+            "blocks": [{"name": "a"}, {"name": "again", "alone": True, "shapes": "treemap"}],
+        },
+        "d",
+        "d",
+    )
+    assert len(grid.points) == 1
+    point = grid.points[0]
+    assert point.block == "a,again" and point.alone
+    assert point.shapes == ("avl-openhash", "treemap")
+
+
+def test_profiles_parse():
+    smoke, default, large = (load_profile(n) for n in ("smoke", "default", "large"))
+    assert smoke.messages < 1_000_000
+    assert 0.8e8 < default.messages < 1.5e8
+    seed = [p for p in large.points if p.block == "seed-scenario"]
+    assert len(seed) == 8 and all(p.messages == 864_000_000 for p in seed)
+    assert {p.batch_size for p in seed} == {1, 100}
+    assert {p.tick_ms for p in seed} == {1000, 60_000}
+    assert {p.delay for p in seed} == {"fixed:1d", "uniform:0:2d"}
+    assert all(p.rate_per_ms == 10.0 for p in seed)
+    assert set(DESIGNS) <= set(seed[0].designs)
+
+
+@pytest.mark.parametrize(
+    ("text", "needles"),
+    [
+        ("messages: [1e4\n", ["grid.yaml:", "not valid YAML"]),
+        ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ncolour: red\n", ["grid.yaml:4", "colour"]),
+        (
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [time-buckets, b-tree]\n",
+            ["grid.yaml:4", "designs", "b-tree", "triple-heap"],
+        ),
+        ("messages: 1e4\nrate_per_ms: -1\ntrim_bits: 8\n", ["grid.yaml:2", "rate_per_ms", "> 0"]),
+        ("messages: 1.5e3.2\nrate_per_ms: 1\ntrim_bits: 8\n", ["grid.yaml:1", "messages"]),
+        ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 99\n", ["grid.yaml:3", "trim_bits", "0..40"]),
+        ("messages: 1e4\nrate_per_ms: 1\n", ["needs trim_bits or tick_ms"]),
+        (
+            "messages: 1e4\nrate_per_ms: 1\nrate_per_s: 1\ntrim_bits: 8\n",
+            ["rate_per_s", "not both"],
+        ),
+        ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndelay: gauss:1\n", ["grid.yaml:4", "gauss"]),
+        (
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\nentries_per_ledger: 20000000\n",
+            ["grid.yaml:4", "entries_per_ledger"],
+        ),
+        ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\nsettings: {engine: gpu}\n", ["engine"]),
+        ("- just\n- a list\n", ["must be a mapping"]),
+        ("messages: 1\nmessages: 2\n", ["grid.yaml:2", "duplicate key"]),
+    ],
+)
+def test_bad_grid_files(tmp_path, text, needles):
+    with pytest.raises(UsageError) as info:
+        load_grid(_write(tmp_path, text))
+    message = str(info.value)
+    assert "\n" not in message
+    for needle in needles:
+        assert needle in message, (needle, message)
+
+
+def test_missing_grid_file_and_unknown_profile(tmp_path):
+    with pytest.raises(UsageError, match="not found"):
+        load_grid(tmp_path / "nope.yaml")
+    with pytest.raises(UsageError, match=r"unknown sweep profile 'huge'.*smoke"):
+        load_profile("huge")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["sweep", "--grid", "no/such/grid.yaml"], ["grid file no/such/grid.yaml not found"]),
+        (["sweep", "--profile", "huge"], ["unknown sweep profile"]),
+        (["sweep"], ["one of the arguments --grid --profile is required"]),
+        (["bench", "sweep", "--messages", "lots"], ["--messages"]),
+    ],
+)
+def test_cli_bad_input(cli, args, needles):
+    assert_one_line_error(cli(*args, timeout=60), *needles)
+
+
+def test_cli_dry_run_lists_points(cli, tmp_path):
+    result = cli("sweep", "--profile", "smoke", "--dry-run", "--out", str(tmp_path / "x"))
+    assert result.returncode == 0, result.stderr
+    assert "20 points, 420,000 messages, 0 done" in result.stdout
+    assert not (tmp_path / "x").exists()
