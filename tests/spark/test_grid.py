@@ -8,7 +8,7 @@ import pytest
 from tests.conftest import assert_one_line_error
 from trackerlab.errors import UsageError
 from trackerlab.spark.grid import (
-    DESIGNS,
+    DEFAULT_DESIGNS,
     load_grid,
     load_profile,
     parse_grid,
@@ -89,7 +89,7 @@ def test_profiles_parse():
     assert {p.tick_ms for p in seed} == {1000, 60_000}
     assert {p.delay for p in seed} == {"fixed:1d", "uniform:0:2d"}
     assert all(p.rate_per_ms == 10.0 for p in seed)
-    assert set(DESIGNS) <= set(seed[0].designs)
+    assert set(DEFAULT_DESIGNS) == set(seed[0].designs)
 
 
 @pytest.mark.parametrize(
@@ -116,6 +116,14 @@ def test_profiles_parse():
         ),
         ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\nsettings: {engine: gpu}\n", ["engine"]),
         ("- just\n- a list\n", ["must be a mapping"]),
+        (
+            "messages: 1e4\nrate_per_s: 1e4\ntick_ms: 1s\ndesigns: [pair-hash-map]\n",
+            ["grid.yaml:4", "designs", "pair-hash-map", "trim_bits"],
+        ),
+        (
+            "messages: 2e8\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [pair-hash-map]\n",
+            ["grid.yaml:4", "designs", "177,167,408", "200,000,000"],
+        ),
         ("messages: 1\nmessages: 2\n", ["grid.yaml:2", "duplicate key"]),
     ],
 )

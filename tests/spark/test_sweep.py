@@ -31,6 +31,7 @@ PROVENANCE = (
 COMPARED = (
     *COUNT_COLUMNS,
     "entries",
+    "jvm_total_bytes",
     "jvm_bytes",
     "jvm_direct_bytes",
     "python_bytes",
@@ -70,7 +71,10 @@ def test_smoke_profile_provenance_and_resume(spark, tmp_path):
     summary = run_sweep(grid, out, spark=spark, log=_quiet)
     assert summary.points == len(grid.points) and summary.skipped == 0
     frame = read_sweep(out)
-    assert len(frame) == 3 * len(grid.points)
+    rows = sum(len(p.designs) * len(p.shapes) for p in grid.points)
+    assert rows == 3 * len(grid.points) + 8  # the 8 heatmap points size the pair map too
+    assert len(frame) == rows
+    assert set(frame[frame.design == "pair-hash-map"].block) == {"heatmap"}
     for column in PROVENANCE:
         assert column in frame and frame[column].notna().all(), column
     assert set(frame.master) == {"local[2]"}
@@ -83,7 +87,7 @@ def test_smoke_profile_provenance_and_resume(spark, tmp_path):
     victim.unlink()
     third = run_sweep(grid, out, spark=spark, log=_quiet)
     assert third.points == 1 and third.skipped == len(grid.points) - 1
-    assert len(read_sweep(out)) == 3 * len(grid.points)
+    assert len(read_sweep(out)) == rows
     assert not (out / ".lock").exists()
 
 
@@ -95,13 +99,15 @@ def test_equal_to_single_process_path(spark, tmp_path, engine):
 
 
 def test_ledgers_cut_across_tasks(spark, tmp_path):
-    """Ledgers of 300,000 entries in tasks of 65,536 messages: bitmaps summed in Spark."""
+    """Ledgers of 300,000 entries in tasks of 65,536 messages: bitmaps summed in Spark; the
+    nack tracker's pair map sized from the distinct-entry count equals the map built."""
     raw = {
         "messages": 250_000,
         "rate_per_ms": 50,
         "trim_bits": [10, 14],
         "entries_per_ledger": 300_000,
         "delay": ["fixed:0", "uniform:0:3s"],
+        "designs": ["time-buckets", "time-buckets-runs", "triple-heap", "pair-hash-map"],
         "settings": {"task_messages": 70_000},
     }
     grid = parse_grid(raw, "cut", "test")

@@ -28,6 +28,7 @@ DESIGN_LABELS = {
     "time-buckets": "time buckets (Java add)",
     "time-buckets-runs": "time buckets, runOptimize()",
     "triple-heap": "TripleLongPriorityQueue (heap + direct)",
+    "pair-hash-map": "ConcurrentLongLongPairHashMap (nacks before PIP-393)",
 }
 
 

@@ -11,10 +11,14 @@ Columns (bytes are ints; ``*_per_entry`` divide by ``entries``, what the structu
   ``entries`` = (bucket, ledger, entry) memberships;
 - ``triple-heap``: ``TripleLongPriorityQueue`` v2 (one triple per tracked entry, its last
   selected message's deliverAt); ``jvm_direct_bytes`` is its off-heap ``bytesCapacity()``;
+- ``pair-hash-map``: the nack tracker before PIP-393 (version B, one-section
+  ``ConcurrentLongLongPairHashMap``; :mod:`trackerlab.models.pair_map_sizes`), one key per
+  distinct (ledger, entry); only on trim-bits points (the grid checks);
 - ``jvm_total_bytes`` = heap + direct; ``python_bytes`` = the Python model (pympler +
   CRoaring allocation rules, ``exact=False``);
 - ``theory_published_per_entry``: the seeds' formula for M = x · 2^y (PIP-393 for trim-bits
-  points, the TimeBucket blog for tick points; 24 B for the heap).
+  points, the TimeBucket blog for tick points; 24 B for the heap; PIP-393's best case
+  32 / 0.66 = 48.5 B for the pair map).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from typing import Any
 
 from trackerlab.models import bucket_content as bc
 from trackerlab.models import time_bucket_aggregates as tba
+from trackerlab.models.pair_map_sizes import pair_map_sizes
 from trackerlab.models.triple_heap_sizes import heap_sizes
 from trackerlab.sizing import theory
 
@@ -94,6 +99,23 @@ def design_rows(
                     h.python_bytes,
                     float(theory.triple_bytes_per_entry()),
                     capacity_longs=h.capacity_longs,
+                )
+            )
+            continue
+        if design == "pair-hash-map":
+            # heap_entries: distinct (ledger, entry) pairs (every one tracked on trim-bits points)
+            pm = pair_map_sizes(totals["heap_entries"])
+            rows.append(
+                _row(
+                    base,
+                    design,
+                    None,
+                    pm.entries,
+                    pm.jvm_heap_bytes,
+                    0,
+                    pm.python_bytes,
+                    theory.pip393_open_addressing_bytes_per_entry()[0],
+                    capacity_longs=4 * pm.capacity,
                 )
             )
             continue
@@ -196,4 +218,19 @@ def index_rows(point: Any) -> list[dict[str, Any]]:
     totals["heap_entries"] = int((last & tracked).sum())
     totals["selected"] = selected
     totals["index_messages"] = int(tracked.sum())
-    return design_rows(point, totals, agg)
+    rows = design_rows(point, totals, agg)
+    if "pair-hash-map" in point.designs:
+        # the map itself, from the messages' keys: a check on the count-only sizing
+        from trackerlab.models.nack_trackers import NegativeAcksTrackerPairMap
+        from trackerlab.models.pair_hash_map import ConcurrentLongLongPairHashMap
+
+        empty = NegativeAcksTrackerPairMap.new_map()
+        built = ConcurrentLongLongPairHashMap.from_arrays(
+            led, ent, np.ones_like(led), np.arange(len(led)), auto_shrink=True, concurrency_level=1
+        )
+        row = next(r for r in rows if r["design"] == "pair-hash-map")
+        assert built.expected_items == empty.expected_items
+        row["jvm_bytes"] = row["jvm_total_bytes"] = built.jvm_bytes()
+        row["capacity_longs"] = 4 * built.capacity()
+        row["entries"] = len(built)
+    return rows

@@ -57,11 +57,15 @@ import yaml
 
 from trackerlab.errors import UsageError
 from trackerlab.experiments.time_bucket_runs import BucketRun
+from trackerlab.models.pair_map_sizes import MAX_ENTRIES as MAX_PAIR_MAP_ENTRIES
 from trackerlab.models.time_bucket_sizing import SHAPES
 from trackerlab.params import check_choice, check_float, check_int
 from trackerlab.workloads import DelaySpec, PatternSpec, Workload, parse_duration_ms
 
-DESIGNS = ("time-buckets", "time-buckets-runs", "triple-heap")
+DESIGNS = ("time-buckets", "time-buckets-runs", "triple-heap", "pair-hash-map")
+#: Sized when a grid names no designs. ``pair-hash-map`` (the nack tracker before PIP-393)
+#: is opt-in: it needs trim_bits points and at most pair_map_sizes.MAX_ENTRIES messages.
+DEFAULT_DESIGNS = DESIGNS[:3]
 ENGINES = ("python", "sql")
 WORKLOAD_AXES = (
     "messages",
@@ -95,7 +99,7 @@ _DEFAULTS = {
     "delay": "fixed:0",
     "pattern": "all",
     "replicates": 1,
-    "designs": list(DESIGNS),
+    "designs": list(DEFAULT_DESIGNS),
     "shapes": ["avl-openhash"],
 }
 
@@ -173,7 +177,7 @@ class GridPoint:
     replicate: int
     point_id: int
     seed: int
-    designs: tuple[str, ...] = DESIGNS
+    designs: tuple[str, ...] = DEFAULT_DESIGNS
     shapes: tuple[str, ...] = ("avl-openhash",)
     #: computed in a Spark job of its own, so its wall time is its own (scaling blocks)
     alone: bool = False
@@ -396,6 +400,25 @@ def _expand_block(
             yield {**point, "replicate": replicate}
 
 
+def _check_pair_map_point(where: _Where, mapping: Mapping, point: Mapping[str, Any]) -> None:
+    """``pair-hash-map`` sizes the negative-ack tracker (trim_bits points), whose one-section
+    table Java cannot grow past :data:`~trackerlab.models.pair_map_sizes.MAX_ENTRIES` keys."""
+    if point["tick_ms"] is not None:
+        raise where.error(
+            mapping,
+            "designs",
+            "pair-hash-map is the nack tracker's map: use trim_bits, not tick_ms",
+        )
+    if point["messages"] > MAX_PAIR_MAP_ENTRIES:
+        raise where.error(
+            mapping,
+            "designs",
+            f"pair-hash-map holds at most {MAX_PAIR_MAP_ENTRIES:,} entries (one section's "
+            f"long[4 * capacity] must fit a Java array), got a point of {point['messages']:,} "
+            "messages",
+        )
+
+
 def parse_grid(raw: object, name: str, source: str, base: Path | None = None) -> Grid:
     """Validate a grid mapping (as loaded by :func:`load_yaml`) and expand its points."""
     where = _Where(source)
@@ -429,6 +452,8 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
         designs = tuple(dict.fromkeys(axes.pop("designs")))
         shapes = tuple(dict.fromkeys(axes.pop("shapes")))
         for values in _expand_block(where, block, axes, block_name):
+            if "pair-hash-map" in designs:
+                _check_pair_map_point(where, block if "designs" in block else raw, values)
             ident = json.dumps(workload_identity(values), sort_keys=True)
             if ident in seen:  # one point serving several blocks: one computation
                 j = seen[ident]
