@@ -527,7 +527,8 @@ def run_wave(
     parallelism = spark.sparkContext.defaultParallelism
     messages = sum(p.messages for p in wave)
     target = task_target(messages, parallelism, settings["task_messages"])
-    log(f"{label}: {len(wave)} points, {messages:,} messages, about {target:,} per task")
+    what = f"[{wave[0].block}] {wave[0].label()}" if len(wave) == 1 else f"{len(wave)} points"
+    log(f"{label}: {what}, {messages:,} messages, about {target:,} per task")
     t0 = time.perf_counter()
     frame = ENGINE_FRAMES[settings["engine"]](spark, wave, target, settings["piece_messages"])
     group = f"trackerlab-{label}"
