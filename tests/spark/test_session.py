@@ -91,3 +91,17 @@ def test_cluster_without_executors_is_a_bounded_usage_error():
         session.wait_for_executors(fake, timeout_s=0.2)
     assert fake.stopped
     session.wait_for_executors(_FakeSession(executors=3), timeout_s=0.2)
+
+
+def test_java_reason_is_the_java_exception_first_line():
+    class _Java:
+        def toString(self):  # py4j calls the Java method by its name
+            return "java.lang.IllegalStateException: stopped SparkContext\n\tat x.y(Z.java:1)"
+
+    class _Py4JError(Exception):
+        java_exception = _Java()
+
+    wrapped = _Py4JError("An error occurred while calling None.SparkSession.\n: ...")
+    assert session._java_reason(wrapped) == "java.lang.IllegalStateException: stopped SparkContext"
+    assert session._java_reason(RuntimeError("first\nsecond")) == "first"
+    assert session._java_reason(RuntimeError()) == "RuntimeError"

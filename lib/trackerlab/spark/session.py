@@ -161,14 +161,29 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     try:
         spark = SparkSession.builder.config(conf=conf).getOrCreate()
     except Exception as exc:  # a JVM that did not start, a master Spark refused
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"cannot start Spark ({conf.get('spark.master')}): {first}") from None
+        used = conf.get("spark.master")
+        hint = "" if _LOCAL.match(used) else f" (is {used} a Spark master with free workers?)"
+        raise UsageError(f"cannot start Spark ({used}): {_java_reason(exc)}{hint}") from None
     spark.sparkContext.setLogLevel("ERROR")
     wait_for_executors(spark)
     ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+def _java_reason(exc: BaseException) -> str:
+    """First line of the Java exception behind a py4j error (py4j's own first line only says
+    which call failed), else of ``exc``."""
+    text = ""
+    java = getattr(exc, "java_exception", None)
+    if java is not None:
+        try:
+            text = str(java.toString())
+        except Exception:  # the gateway may be gone too
+            text = ""
+    text = (text or str(exc)).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def wait_for_executors(spark: SparkSession, timeout_s: float = EXECUTOR_WAIT_S) -> None:
