@@ -138,3 +138,15 @@ def test_interrupted_sweep_keeps_finished_points(spark, tmp_path):
     assert not [p for p in os.listdir(out / "points") if p.startswith(".")]
     summary = run_sweep(grid, out, spark=spark, log=_quiet)
     assert summary.skipped == 1 and summary.points == 2
+
+
+def test_a_changed_grid_reads_only_its_own_points(spark, tmp_path):
+    raw = {"messages": 5_000, "rate_per_ms": [1, 2], "trim_bits": 8}
+    out = tmp_path / "changed"
+    run_sweep(parse_grid(raw, "g", "test"), out, spark=spark, log=_quiet)
+    assert sorted(set(read_sweep(out).rate_per_ms)) == [1.0, 2.0]
+    smaller = parse_grid({**raw, "rate_per_ms": [1]}, "g", "test")
+    summary = run_sweep(smaller, out, log=_quiet)  # nothing to compute: no session needed
+    assert summary.points == 0 and summary.skipped == 1
+    assert sorted(set(read_sweep(out).rate_per_ms)) == [1.0]
+    assert sorted(set(read_sweep(out, every_file=True).rate_per_ms)) == [1.0, 2.0]

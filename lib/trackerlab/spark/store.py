@@ -2,7 +2,8 @@
 
 Layout of ``data/sweeps/NAME/``::
 
-    manifest.json              grid name and source, then {point key: file, grid row, ...}
+    manifest.json              grid name, source and point keys of the last run, then
+                               {point key: file, grid row, ...} of every point computed
     grid.json                  the expanded grid of the last run (one row per point)
     points/<key>.parquet       the rows of one point (designs x shapes), with provenance
     .lock                      present while a sweep writes (pid inside)
@@ -10,8 +11,10 @@ Layout of ``data/sweeps/NAME/``::
 A point's file is written to a temporary name in the same folder and renamed into place
 (atomic on POSIX), then the manifest is rewritten the same way; so an interrupted or failed
 run leaves every finished point readable and never a half-written one, and a re-run skips
-the points whose file exists (:meth:`SweepStore.completed`). Reading needs only
-pandas/pyarrow (:func:`read_sweep`), so reports render without Spark.
+the points whose file exists (:meth:`SweepStore.completed`). A point whose grid changed
+(another design list, an axis value removed) gets another key; its old file stays but
+:func:`read_sweep` reads only the last run's grid unless asked for every file. Reading needs
+only pandas/pyarrow, so reports render without Spark.
 """
 
 from __future__ import annotations
@@ -119,11 +122,12 @@ class SweepStore:
         """The keys among ``keys`` whose point file exists."""
         return {k for k in keys if (self.root / POINTS / f"{k}.parquet").exists()}
 
-    def write_grid(self, grid_table: pd.DataFrame, name: str, source: str) -> None:
+    def write_grid(self, grid_table: pd.DataFrame, name: str, source: str, keys: list[str]) -> None:
+        """Record the grid of this run: its table and its point keys (what is read)."""
         (self.root / POINTS).mkdir(parents=True, exist_ok=True)
         _atomic_write_bytes(self.root / "grid.json", grid_table.to_json(orient="records").encode())
         manifest = self.manifest()
-        manifest.update({"grid": name, "source": source})
+        manifest.update({"grid": name, "source": source, "grid_keys": keys})
         self._write_manifest(manifest)
 
     def write_point(self, key: str, rows: list[Mapping[str, Any]], summary: Mapping) -> Path:
@@ -144,13 +148,18 @@ class SweepStore:
         _atomic_write_bytes(self.root / MANIFEST, data)
 
 
-def read_sweep(root: str | Path) -> pd.DataFrame:
-    """Every completed point's rows of a sweep folder (pandas + pyarrow only). Missing folder:
+def read_sweep(root: str | Path, every_file: bool = False) -> pd.DataFrame:
+    """The rows of the completed points of the last run's grid (``every_file``: of every
+    point file, old grids included), pandas + pyarrow only. Missing folder:
     FileNotFoundError; a folder without points: an empty frame."""
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"no sweep folder {root}")
     files = sorted((root / POINTS).glob("*.parquet"))
+    keys = None if every_file else SweepStore(root).manifest().get("grid_keys")
+    if keys is not None:
+        wanted = set(keys)
+        files = [f for f in files if f.stem in wanted]
     if not files:
         return pd.DataFrame()
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)

@@ -567,11 +567,12 @@ def run_sweep(
         f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
         f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
     )
-    if not todo:
-        return SweepSummary(store.root, 0, len(done), 0, 0.0)
     store.lock()
     try:
-        store.write_grid(grid.to_pandas(), grid.name, grid.source)
+        # also when nothing is left: a grid that dropped points must stop reading them
+        store.write_grid(grid.to_pandas(), grid.name, grid.source, list(keys))
+        if not todo:
+            return SweepSummary(store.root, 0, len(done), 0, 0.0)
         prov = provenance(spark, grid.settings["engine"])
         waves = plan_waves(todo, grid.settings["wave_messages"])
         computed = 0
