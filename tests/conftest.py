@@ -52,3 +52,32 @@ def assert_one_line_error(result: CliResult, *needles: str, code: int = 2) -> No
     assert "Traceback" not in result.stderr
     for needle in needles:
         assert needle in lines[0], (needle, lines[0])
+
+
+def bucket_run(
+    messages: int,
+    rate_per_ms: float,
+    trim_bits: int,
+    *,
+    entries_per_ledger: int = 50_000,
+    delay: str = "fixed:0",
+    pattern: str = "all",
+    batch_size: int = 1,
+    seed: int = 0,
+    **options: object,
+):
+    """A :class:`~trackerlab.models.delayed.time_bucket_runs.BucketRun` from workload options
+    (``options``: the run's own, e.g. ``tick_ms``, ``run_optimize``, ``shape``)."""
+    from trackerlab.models.delayed.time_bucket_runs import BucketRun
+    from trackerlab.workloads.stream import Workload
+
+    workload = Workload.from_options(
+        messages,
+        rate_per_ms,
+        delay=delay,
+        pattern=pattern,
+        entries_per_ledger=entries_per_ledger,
+        batch_size=batch_size,
+        seed=seed,
+    )
+    return BucketRun(workload, trim_bits, **options)  # type: ignore[arg-type]

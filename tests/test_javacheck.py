@@ -4,9 +4,8 @@ import sys
 
 import pytest
 
+from tests.conftest import REPO
 from trackerlab import javacheck
-
-from .conftest import REPO
 
 
 @pytest.mark.parametrize(

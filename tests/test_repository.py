@@ -9,9 +9,8 @@ import nbformat
 import pytest
 import yaml
 
+from tests.conftest import FIXTURE_NOTEBOOKS, REPO
 from trackerlab.reporting.notebooks import discover, inspect, papermill_parameters
-
-from .conftest import FIXTURE_NOTEBOOKS, REPO
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted(FIXTURE_NOTEBOOKS.glob("*.ipynb"))
 
@@ -93,3 +92,50 @@ def test_every_library_folder_is_a_regular_package():
     shipped = {p for pattern in patterns for p in lib.glob(pattern)}
     data_files = {p for p in lib.rglob("*") if p.suffix in {".yaml", ".java", ".html"}}
     assert sorted(str(p.relative_to(lib)) for p in data_files - shipped) == []
+
+
+def _notebook_imports(path):
+    """``(module, names)`` of every trackerlab import in a notebook's code cells."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(
+            "\n".join(line for line in cell.source.splitlines() if not line.startswith(("%", "!")))
+        )
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("trackerlab"):
+                yield node.module, [a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("trackerlab"):
+                        yield alias.name, []
+
+
+def _public(module: str, name: str) -> bool:
+    """``from module import name`` uses a public face: ``module`` is ``trackerlab``, a package,
+    or a module its package exports, and ``name`` is in ``module.__all__``."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    if not hasattr(mod, "__path__") and module != "trackerlab":
+        parent, _, leaf = module.rpartition(".")
+        if leaf not in getattr(importlib.import_module(parent), "__all__", ()):
+            return False
+    return name in getattr(mod, "__all__", ())
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_import_only_public_names(path):
+    bad = []
+    for module, names in _notebook_imports(path):
+        if not names:
+            bad.append(f"import {module} (use from PACKAGE import NAME)")
+        bad += [f"from {module} import {n}" for n in names if not _public(module, n)]
+    assert not bad, f"{path.name}: {bad}"
+
+
+def test_public_import_check_can_fail():
+    assert _public("trackerlab.experiments", "bucket_sweeps")
+    assert not _public("trackerlab.models.delayed.time_buckets", "precision_bits_for_tick")
+    assert not _public("trackerlab.experiments", "_nothing")

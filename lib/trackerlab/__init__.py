@@ -1,13 +1,38 @@
 """trackerlab: models, measures and reports Apache Pulsar's message-tracking structures.
 
-The package is a small library behind thin notebooks:
+The package is a small library behind thin notebooks, in layers that import one way
+(``docs/architecture.md``; ``tests/test_layers.py`` enforces it), top to bottom:
 
-- ``workloads``: message streams as numpy chunks;
-- ``models``: one module per Pulsar component, each naming the Java class it follows;
+- ``cli``, ``commands``: the ``trackerlab`` command line;
+- ``bench``, ``reporting``: benchmarks; profiles, papermill execution and publishing;
+- ``experiments``: notebook back-ends and the reproduction of every published number;
+- ``catalog``, ``spark``: every design under one name; the Spark sweep engine;
+- ``models``: one package per Pulsar component;
+- ``jvmcheck``: real-JVM measurement of the layout model;
 - ``sizing``: Python-real bytes, JVM-equivalent bytes and theory, never mixed;
-- ``experiments``: the published numbers and the functions that reproduce them;
-- ``reporting``: profiles, papermill execution and atomic publishing of ``reports/``;
-- ``spark``: large experiments on PySpark.
+- ``workloads``: message streams, delay distributions, ledger rollover, units;
+- core: ``errors``, ``params``, ``paths``, ``rng``, ``provenance``, ``javacheck``, ``log4j``.
+
+The names below are the public face for users and notebooks::
+
+    from trackerlab import CATALOG, SizeRequest, Workload, size
+    size("time-buckets", SizeRequest(Workload.from_options(1_000_000, 10, delay="fixed:1h")))
 """
 
+from trackerlab.catalog import CATALOG, SizeRequest, SizeResult, size
+from trackerlab.errors import UsageError
+from trackerlab.workloads import DelaySpec, PatternSpec, Workload
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "CATALOG",
+    "DelaySpec",
+    "PatternSpec",
+    "SizeRequest",
+    "SizeResult",
+    "UsageError",
+    "Workload",
+    "__version__",
+    "size",
+]

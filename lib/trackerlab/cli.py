@@ -1,7 +1,7 @@
 """The ``trackerlab`` command line: argument parsing only, the work is in the library.
 
 Each subcommand lives in ``trackerlab.commands.<module>`` with a ``register(subparsers)``
-function; heavy imports happen inside the command handlers, so ``trackerlab --help`` and
+function, listed in :data:`COMMAND_MODULES`; heavy imports happen inside the command handlers, so ``trackerlab --help`` and
 the error paths start fast. A :class:`~trackerlab.errors.UsageError` (and any argparse
 error) becomes one line on stderr and exit code 2; Ctrl-C exits with 130.
 """
@@ -9,22 +9,14 @@ error) becomes one line on stderr and exit code 2; Ctrl-C exits with 130.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
+from trackerlab.commands import bench, jvm_check, report, reproduce, simulate, size, sweep
 from trackerlab.errors import UsageError
 
-#: Modules under ``trackerlab.commands`` that register subcommands, in help order.
-COMMAND_MODULES = (
-    "report",
-    "reproduce",
-    "size",
-    "jvm_check",
-    "simulate",
-    "bench",
-    "sweep",
-)
+#: Modules that register subcommands, in help order.
+COMMAND_MODULES = (report, reproduce, size, jvm_check, simulate, bench, sweep)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Model, measure and report Apache Pulsar's message-tracking structures.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"trackerlab.commands.{name}").register(subparsers)
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
     return parser
 
 

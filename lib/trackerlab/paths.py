@@ -34,6 +34,16 @@ def reports_dir() -> Path:
     return repo_root() / "reports"
 
 
+def cache_dir() -> Path:
+    """Folder for compiled helpers and JVM settings: ``$TRACKERLAB_CACHE`` or
+    ``$XDG_CACHE_HOME/trackerlab`` (``~/.cache/trackerlab``)."""
+    env = os.environ.get("TRACKERLAB_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "trackerlab"
+
+
 def published_csv() -> Path:
     """The project's copy of every number the seeds publish."""
     return data_dir() / "published" / "published_numbers.csv"

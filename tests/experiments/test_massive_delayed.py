@@ -51,13 +51,13 @@ def _agree(agg, ref):
 @pytest.mark.parametrize(
     ("base", "delay", "design"),
     [
-        (SHORT, "uniform:1m:15m", "heap"),
+        (SHORT, "uniform:1m:15m", "triple-heap"),
         (SHORT, "fixed:5m", "time-buckets"),
-        (SHORT, "fixed:5m", "pip195"),
-        (SHORT, "uniform:1m:15m", "pip195"),
-        (LONG, "uniform:1h:3h", "pip195"),
-        (LONG, "uniform:1h:3h", "levels"),
-        (LONG, "fixed:90m", "levels"),
+        (SHORT, "fixed:5m", "pip195-buckets"),
+        (SHORT, "uniform:1m:15m", "pip195-buckets"),
+        (LONG, "uniform:1h:3h", "pip195-buckets"),
+        (LONG, "uniform:1h:3h", "delay-level-topics"),
+        (LONG, "fixed:90m", "delay-level-topics"),
     ],
 )
 def test_aggregated_bytes_agree_with_per_message_runs(base, delay, design):
@@ -65,14 +65,14 @@ def test_aggregated_bytes_agree_with_per_message_runs(base, delay, design):
     agg = simulate(sc).runs[design]
     ref = reference_run(sc, design)
     _agree(agg, ref)
-    if design == "pip195":
+    if design == "pip195-buckets":
         written = ref.stats["snapshot_bytes_written"]
         assert agg.extra_writes_bytes == pytest.approx(written, rel=TOLERANCE)
         assert agg.extra_bk_entries == pytest.approx(ref.stats["bk_entries_written"], rel=TOLERANCE)
         assert agg.persisted_bytes[-1] == pytest.approx(
             ref.stats["persisted_bytes_end"], rel=TOLERANCE
         )
-    if design == "levels":
+    if design == "delay-level-topics":
         extras = agg.extras
         assert extras["republished_entries"] == pytest.approx(ref.stats["republished"], rel=0.01)
         assert extras["level_partitions"] == ref.stats["partitions"] == 2
@@ -83,8 +83,8 @@ def test_aggregated_bytes_agree_with_per_message_runs(base, delay, design):
     [
         pytest.param("uniform:1m:15m", "time-buckets", marks=pytest.mark.slow),
         ("mix:0.7*uniform:0:30s+0.3*uniform:5m:20m", "time-buckets"),
-        ("mix:0.7*uniform:0:30s+0.3*uniform:5m:20m", "pip195"),
-        ("fixed:5m", "heap"),
+        ("mix:0.7*uniform:0:30s+0.3*uniform:5m:20m", "pip195-buckets"),
+        ("fixed:5m", "triple-heap"),
     ],
 )
 def test_more_delay_profiles_agree(delay, design):
@@ -98,18 +98,23 @@ def test_seed_scenario_n12():
     s = result.summary()
     # 8,640,000 entries per subscription: 13 segments of 16 MiB each (the seed's 198 MB
     # is the 24 B payload; the capacity is 208 MiB per subscription)
-    assert s.loc["heap", "indexed_entries_end"] == pytest.approx(8_640_000, rel=0.001)
-    assert s.loc["heap", "memory_steady_bytes"] == 2 * 13 * 16 * MIB
+    assert s.loc["triple-heap", "indexed_entries_end"] == pytest.approx(8_640_000, rel=0.001)
+    assert s.loc["triple-heap", "memory_steady_bytes"] == 2 * 13 * 16 * MIB
     # ledgers wait for their last entry: one day
-    assert s.loc["heap", "retention_max_h"] == pytest.approx(24, abs=0.2)
-    assert s.loc["pip195", "memory_steady_bytes"] < s.loc["heap", "memory_steady_bytes"] / 4
-    assert s.loc["pip195", "recovery_indexes"] < s.loc["heap", "recovery_indexes"] / 10
+    assert s.loc["triple-heap", "retention_max_h"] == pytest.approx(24, abs=0.2)
+    assert (
+        s.loc["pip195-buckets", "memory_steady_bytes"]
+        < s.loc["triple-heap", "memory_steady_bytes"] / 4
+    )
+    assert (
+        s.loc["pip195-buckets", "recovery_indexes"] < s.loc["triple-heap", "recovery_indexes"] / 10
+    )
     # a 1-day delay by DAY lands in partition 0 and is due when it is re-published
-    assert s.loc["levels", "level_partitions"] == 29
-    assert s.loc["levels", "memory_steady_bytes"] == 2 * 48 * 8  # empty queues
-    assert s.loc["levels", "write_amplification"] == pytest.approx(2.0, abs=0.01)
+    assert s.loc["delay-level-topics", "level_partitions"] == 29
+    assert s.loc["delay-level-topics", "memory_steady_bytes"] == 2 * 48 * 8  # empty queues
+    assert s.loc["delay-level-topics", "write_amplification"] == pytest.approx(2.0, abs=0.01)
     text = result.format_summary()
-    assert "heap" in text and "simulated days per second" in text
+    assert "triple-heap" in text and "simulated days per second" in text
 
 
 def test_mixed_profile_shows_problem_two():
@@ -119,14 +124,20 @@ def test_mixed_profile_shows_problem_two():
         delay="mix:0.8*uniform:0:60s+0.2*uniform:1d:30d",
         days=32,
         samples=24,
-        designs=("heap", "pip195", "levels"),
+        designs=("triple-heap", "pip195-buckets", "delay-level-topics"),
     )
     s = simulate(sc).summary()
-    assert s.loc["heap", "retention_max_h"] == pytest.approx(720, abs=2)
-    assert s.loc["levels", "retention_max_h"] <= 25
-    assert s.loc["levels", "memory_steady_bytes"] < s.loc["heap", "memory_steady_bytes"] / 10
-    assert s.loc["levels", "storage_end_bytes"] < s.loc["heap", "storage_end_bytes"] / 3
-    assert bool(s.loc["heap", "steady"])
+    assert s.loc["triple-heap", "retention_max_h"] == pytest.approx(720, abs=2)
+    assert s.loc["delay-level-topics", "retention_max_h"] <= 25
+    assert (
+        s.loc["delay-level-topics", "memory_steady_bytes"]
+        < s.loc["triple-heap", "memory_steady_bytes"] / 10
+    )
+    assert (
+        s.loc["delay-level-topics", "storage_end_bytes"]
+        < s.loc["triple-heap", "storage_end_bytes"] / 3
+    )
+    assert bool(s.loc["triple-heap", "steady"])
 
 
 @pytest.mark.parametrize(
@@ -139,7 +150,7 @@ def test_mixed_profile_shows_problem_two():
         (dict(delay="uniform:5m"), "malformed --delay"),
         (dict(delay="fixed:1x"), "--delay"),
         (dict(rate_per_s=0), "--rate"),
-        (dict(designs="heap,wheel"), "design"),
+        (dict(designs="triple-heap,wheel"), "design"),
     ],
 )
 def test_bad_scenarios(options, needle):

@@ -2,7 +2,9 @@
 
 import pytest
 
-from trackerlab.experiments.pending_acks_bench import (
+from tests.conftest import assert_one_line_error
+from trackerlab.catalog import SizeRequest, size
+from trackerlab.experiments.pending_acks_op_cost import (
     SEED_JMH,
     BenchConfig,
     RollingWindow,
@@ -17,12 +19,10 @@ from trackerlab.experiments.pending_acks_sizes import (
     size_table,
     stuck_entry_timeline,
 )
-from trackerlab.experiments.reproduce import REPRODUCED, reproduce
-from trackerlab.models.op_cost import OpCost
-from trackerlab.models.pending_acks import Dataset, new_pending_acks
-from trackerlab.sizing.registry import SizeRequest, build
-
-from ..conftest import assert_one_line_error
+from trackerlab.experiments.reproduce.registry import REPRODUCED, reproduce
+from trackerlab.models.pending_acks.layouts import Dataset, new_pending_acks
+from trackerlab.models.primitives.op_cost import OpCost
+from trackerlab.workloads.stream import Workload
 
 IDS = [f"N{i}" for i in range(20, 44)]
 
@@ -37,15 +37,15 @@ def test_every_seed_002_number_is_reproduced_within_three_percent():
 
 
 def test_retention_keeps_capacity_only_in_the_hash_layouts():
-    tree = retained_after("treemap", peak=5000, keep=100)
-    bits = retained_after("open-hash-bitset", peak=5000, keep=100)
+    tree = retained_after("pending-acks-treemap", peak=5000, keep=100)
+    bits = retained_after("pending-acks-open-hash-bitset", peak=5000, keep=100)
     assert bits["keep"]["jvm_bytes"] == bits["peak"]["jvm_bytes"]  # nothing shrinks
     assert tree["keep"]["jvm_bytes"] == 48 + 40 + 48 + 100 * 88 + 24  # a fresh 100-entry map
     assert tree["removed"]["jvm_bytes"] == bits["removed"]["jvm_bytes"] == 64
 
 
 def test_retention_timeline_phases():
-    df = retention_timeline("open-hash", peak=2000, keep=100, steps=4, hold=2)
+    df = retention_timeline("pending-acks-open-hash", peak=2000, keep=100, steps=4, hold=2)
     assert list(df.phase.unique()) == ["ramp", "drain", "hold", "done"]
     assert df.entries.tolist()[:5] == [0, 500, 1000, 1500, 2000]
     assert df[df.phase == "hold"].entries.tolist() == [100, 100]
@@ -53,28 +53,32 @@ def test_retention_timeline_phases():
 
 
 def test_stuck_entry_pins_its_ledgers_capacity():
-    df = stuck_entry_timeline("open-hash-bitset", window=1000, ledgers=3, entries_per_ledger=1000)
+    df = stuck_entry_timeline(
+        "pending-acks-open-hash-bitset", window=1000, ledgers=3, entries_per_ledger=1000
+    )
     last = df.iloc[-1]
     assert last.ledgers == 2  # ledger 0 (one stuck entry) + the current ledger
-    fresh = Dataset(1, 1).build("open-hash-bitset").jvm_bytes()
+    fresh = Dataset(1, 1).build("pending-acks-open-hash-bitset").jvm_bytes()
     assert last.jvm_bytes > fresh + 1000 * 17  # ledger 0 still holds its peak arrays
 
 
 def test_size_table_and_window_grid():
-    df = size_table(["treemap", "packed-avl"], [(100, 1), (1000, 100)], python=False)
+    df = size_table(
+        ["pending-acks-treemap", "pending-acks-packed-avl"], [(100, 1), (1000, 100)], python=False
+    )
     assert df.jvm_bytes.tolist() == [8936, 75_248, 4584, 57_216]
-    grid = bytes_per_entry_grid(["open-hash"], [1000], [1, 100, 2000])
+    grid = bytes_per_entry_grid(["pending-acks-open-hash"], [1000], [1, 100, 2000])
     assert grid.ledgers.tolist() == [1, 100]  # more ledgers than entries is skipped
     assert grid.jvm_bytes_per_entry.iloc[0] == pytest.approx(35_016 / 1000)
 
 
 def test_size_registry_builds_every_layout():
-    req = SizeRequest(messages=100, ledgers=1, start_ledger=0)
-    assert build("pending-acks-treemap", req).jvm_bytes == 8936
-    res = build("pending-acks-open-hash-bitset", req)
+    req = SizeRequest(Workload(100, start_ledger=0), ledgers=1)
+    assert size("pending-acks-treemap", req).jvm_bytes == 8936
+    res = size("pending-acks-open-hash-bitset", req)
     assert res.jvm_bytes == 4640 and res.entries == 100 and res.python_bytes > 0
-    uncompressed = SizeRequest(messages=100, ledgers=1, start_ledger=0, layout="uncompressed")
-    assert build("pending-acks-treemap", uncompressed).jvm_bytes > 8936
+    uncompressed = SizeRequest(Workload(100, start_ledger=0), ledgers=1, layout="uncompressed")
+    assert size("pending-acks-treemap", uncompressed).jvm_bytes > 8936
 
 
 # --------------------------------------------------------------------------- bench
@@ -83,7 +87,7 @@ def test_size_registry_builds_every_layout():
 def test_rolling_window_follows_the_benchmark_state():
     w = RollingWindow(10, 2)
     assert (w.epl, w.ledger_ids[:6], w.entry_ids[:6]) == (5, [0] * 5 + [1], [0, 1, 2, 3, 4, 0])
-    store = new_pending_acks("packed-rb")
+    store = new_pending_acks("pending-acks-packed-rb")
     store_rows = w.arrays()
     store = type(store).from_arrays(*store_rows)
     assert w.dispatch_and_ack(store) == 1 + 11  # removed (0, 0) remaining 1; added seq 10
@@ -103,7 +107,7 @@ def test_treemap_cycle_allocates_like_the_seed_old_store():
     TreeMap and outer entry for ledger 1."""
     df = run_bench(
         BenchConfig(
-            layouts=("treemap",),
+            layouts=("pending-acks-treemap",),
             ledgers=(1,),
             cycles=("dispatchAndAckCycle",),
             entries=5000,
@@ -115,7 +119,9 @@ def test_treemap_cycle_allocates_like_the_seed_old_store():
 
 
 def test_bench_direction_matches_the_seed_in_every_cell():
-    cfg = BenchConfig(layouts=("treemap", "open-hash-bitset"), ops=500, repeats=1)
+    cfg = BenchConfig(
+        layouts=("pending-acks-treemap", "pending-acks-open-hash-bitset"), ops=500, repeats=1
+    )
     df = run_bench(cfg)
     assert len(df) == 4 * 4 * 2 and (df.touches > 0).all()
     direction = seed_direction(df)
@@ -138,10 +144,17 @@ def test_op_cost_units():
     ("args", "needles"),
     [
         (["bench"], ["bench needs a TARGET", "pending-acks"]),
-        (["bench", "pending-acks", "--layouts", "treemap,btree"], ["unknown --layouts 'btree'"]),
+        (
+            ["bench", "pending-acks", "--layouts", "pending-acks-treemap,btree"],
+            ["unknown design 'btree'", "pending-acks-treemap"],
+        ),
+        (
+            ["bench", "pending-acks", "--layouts", "treemap"],
+            ["unknown design 'treemap'; did you mean 'pending-acks-treemap'?"],
+        ),
         (["bench", "pending-acks", "--ledgers", "0"], ["--ledgers", ">= 1"]),
         (["bench", "pending-acks", "--cycles", "x"], ["unknown --cycles 'x'"]),
-        (["size", "pending-acks-btree"], ["unknown structure 'pending-acks-btree'"]),
+        (["size", "pending-acks-btree"], ["unknown design 'pending-acks-btree'"]),
         (["size", "pending-acks-treemap", "--ledgers", "0"], ["--ledgers", ">= 1"]),
     ],
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import assert_one_line_error
+from trackerlab.bench.heaps import bench_heaps, format_rows
 from trackerlab.errors import UsageError
-from trackerlab.experiments.bench_heaps import bench_heaps, format_rows
-from trackerlab.experiments.reproduce import REPRODUCED, reproduce
+from trackerlab.experiments.reproduce.registry import REPRODUCED, reproduce
 
 MIB = 2**20
 IDS = ["N01", "N02", "N03", "N11", "N12", "N13", "N44", "N45"]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from trackerlab.experiments.repro_receiver_queue import (
+from trackerlab.experiments.reproduce.receiver_queue import (
     GO_HARNESS,
     IDS,
     JAVA_HARNESS,
@@ -14,7 +14,7 @@ from trackerlab.experiments.repro_receiver_queue import (
     reproduction_table,
     table_rows,
 )
-from trackerlab.experiments.reproduce import EXPLAINED, REPRODUCED, reproduce
+from trackerlab.experiments.reproduce.registry import EXPLAINED, REPRODUCED, reproduce
 
 
 def test_table_rows_parse_rates_partitions_and_per_partition_sizes():

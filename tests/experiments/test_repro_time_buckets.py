@@ -2,7 +2,7 @@
 
 import pytest
 
-from trackerlab.experiments.reproduce import EXPLAINED, REPRODUCED, reproduce
+from trackerlab.experiments.reproduce.registry import EXPLAINED, REPRODUCED, reproduce
 
 IDS = ["N04", "N05", "N06", "N07", "N08", "N09", "N10", "N14", "N15", "N16", "N17", "N18", "N19"]
 

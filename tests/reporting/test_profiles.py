@@ -2,11 +2,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import FIXTURE_NOTEBOOKS, REPO
 from trackerlab.errors import UsageError
 from trackerlab.reporting.notebooks import Parameter, discover, inspect, parse_parameters
 from trackerlab.reporting.profiles import coerce, load_profiles, parse_override, resolve
-
-from ..conftest import FIXTURE_NOTEBOOKS, REPO
 
 
 def _infos(folder: Path = FIXTURE_NOTEBOOKS):

@@ -10,9 +10,8 @@ import time
 
 import nbformat
 
+from tests.conftest import FIXTURE_NOTEBOOKS, REPO
 from trackerlab.reporting.runner import run_report
-
-from ..conftest import FIXTURE_NOTEBOOKS, REPO
 
 
 def _tree(folder):

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from pyroaring import BitMap, BitMap64
 
+from trackerlab.jvmcheck.cases import chunks_in_insertion_order
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import UNCOMPRESSED_OOPS
-from trackerlab.sizing.jvm_cases import chunks_in_insertion_order
 
 
 def chunks(values) -> list[jr.Chunk]:

@@ -17,10 +17,10 @@ from trackerlab.spark.grid import (
 
 GOOD = """\
 root_seed: 5
-designs: [time-buckets, triple-heap]
 messages: 1e4
 blocks:
   - name: a
+    designs: [nack-time-buckets, triple-heap]
     rate_per_ms: [1, 2.5]
     trim_bits: [4, 8]
   - name: b
@@ -41,11 +41,13 @@ def test_expansion_seeds_and_ticks(tmp_path):
     grid = load_grid(_write(tmp_path, GOOD))
     assert len(grid.points) == 6 and grid.messages == 60_000
     a = grid.points[0]
-    assert (a.block, a.rate_per_ms, a.trim_bits, a.tick_ms) == ("a", 1.0, 4, None)
-    assert a.designs == ("time-buckets", "triple-heap")
+    assert (a.block, a.workload.rate_per_ms, a.trim_bits, a.tick_ms) == ("a", 1.0, 4, None)
+    assert a.designs == ("nack-time-buckets", "triple-heap")
     b = [p for p in grid.points if p.block == "b"]
     assert [(p.tick_ms, p.trim_bits) for p in b] == [(1000, 9), (60000, 15)]
-    assert b[0].rate_per_ms == 10.0 and b[0].batch_size == 100
+    assert b[0].workload.rate_per_ms == 10.0 and b[0].workload.batch_size == 100
+    assert b[0].designs == DEFAULT_DESIGNS["tick_ms"]
+    assert b[0].workload.delay.text == "uniform:0:2d" and b[0].workload.seed == b[0].seed
     for p in grid.points:
         assert p.seed == int(np.random.SeedSequence([5, p.point_id]).generate_state(1)[0])
         assert p.seed == point_seed(5, p.point_id)
@@ -84,12 +86,14 @@ def test_profiles_parse():
     assert smoke.messages < 1_000_000
     assert 0.8e8 < default.messages < 1.5e8
     seed = [p for p in large.points if p.block == "seed-scenario"]
-    assert len(seed) == 8 and all(p.messages == 864_000_000 for p in seed)
-    assert {p.batch_size for p in seed} == {1, 100}
+    assert len(seed) == 8 and all(p.workload.messages == 864_000_000 for p in seed)
+    assert {p.workload.batch_size for p in seed} == {1, 100}
     assert {p.tick_ms for p in seed} == {1000, 60_000}
-    assert {p.delay for p in seed} == {"fixed:1d", "uniform:0:2d"}
-    assert all(p.rate_per_ms == 10.0 for p in seed)
-    assert set(DEFAULT_DESIGNS) == set(seed[0].designs)
+    assert {p.workload.delay.text for p in seed} == {"fixed:1d", "uniform:0:2d"}
+    assert all(p.workload.rate_per_ms == 10.0 for p in seed)
+    assert set(DEFAULT_DESIGNS["tick_ms"]) == set(seed[0].designs)
+    heatmap = [p for p in large.points if p.block == "heatmap"]
+    assert set(heatmap[0].designs) == {*DEFAULT_DESIGNS["trim_bits"], "nack-pair-map"}
 
 
 @pytest.mark.parametrize(
@@ -98,8 +102,20 @@ def test_profiles_parse():
         ("messages: [1e4\n", ["grid.yaml:", "not valid YAML"]),
         ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ncolour: red\n", ["grid.yaml:4", "colour"]),
         (
-            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [time-buckets, b-tree]\n",
-            ["grid.yaml:4", "designs", "b-tree", "triple-heap"],
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [nack-time-buckets, b-tree]\n",
+            ["grid.yaml:4", "designs", "unknown design 'b-tree'", "triple-heap"],
+        ),
+        (
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [pair-hash-map]\n",
+            ["grid.yaml:4", "designs", "did you mean 'nack-pair-map'?"],
+        ),
+        (
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [time-buckets]\n",
+            ["grid.yaml:4", "time-buckets is the delayed tracker's design", "tick_ms"],
+        ),
+        (
+            "messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [pip195-buckets]\n",
+            ["grid.yaml:4", "design 'pip195-buckets' cannot be used here"],
         ),
         ("messages: 1e4\nrate_per_ms: -1\ntrim_bits: 8\n", ["grid.yaml:2", "rate_per_ms", "> 0"]),
         ("messages: 1.5e3.2\nrate_per_ms: 1\ntrim_bits: 8\n", ["grid.yaml:1", "messages"]),
@@ -117,12 +133,17 @@ def test_profiles_parse():
         ("messages: 1e4\nrate_per_ms: 1\ntrim_bits: 8\nsettings: {engine: gpu}\n", ["engine"]),
         ("- just\n- a list\n", ["must be a mapping"]),
         (
-            "messages: 1e4\nrate_per_s: 1e4\ntick_ms: 1s\ndesigns: [pair-hash-map]\n",
-            ["grid.yaml:4", "designs", "pair-hash-map", "trim_bits"],
+            "messages: 1e4\nrate_per_s: 1e4\ntick_ms: 1s\ndesigns: [nack-pair-map]\n",
+            ["grid.yaml:4", "designs", "nack-pair-map is the nack tracker's design", "trim_bits"],
         ),
         (
-            "messages: 2e8\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [pair-hash-map]\n",
-            ["grid.yaml:4", "designs", "177,167,408", "200,000,000"],
+            "messages: 2e8\nrate_per_ms: 1\ntrim_bits: 8\ndesigns: [nack-pair-map]\n",
+            ["grid.yaml:4", "designs", "177,167,408", "200,000,000 entries"],
+        ),
+        (  # batches of 100: 2e6 entries, well within the bound
+            "messages: 2e8\nrate_per_ms: 1\ntrim_bits: 8\nbatch_size: 100\n"
+            "designs: [nack-pair-map, b-tree]\n",
+            ["grid.yaml:5", "unknown design 'b-tree'"],
         ),
         ("messages: 1\nmessages: 2\n", ["grid.yaml:2", "duplicate key"]),
     ],

@@ -9,8 +9,8 @@ import os
 import pandas as pd
 import pytest
 
-from trackerlab.experiments.sweep_rows import COUNT_COLUMNS, index_rows
 from trackerlab.spark.grid import load_profile, parse_grid
+from trackerlab.spark.rows import COUNT_COLUMNS, index_rows
 from trackerlab.spark.store import read_sweep
 from trackerlab.spark.sweep import run_sweep
 
@@ -74,7 +74,7 @@ def test_smoke_profile_provenance_and_resume(spark, tmp_path):
     rows = sum(len(p.designs) * len(p.shapes) for p in grid.points)
     assert rows == 3 * len(grid.points) + 8  # the 8 heatmap points size the pair map too
     assert len(frame) == rows
-    assert set(frame[frame.design == "pair-hash-map"].block) == {"heatmap"}
+    assert set(frame[frame.design == "nack-pair-map"].block) == {"heatmap"}
     for column in PROVENANCE:
         assert column in frame and frame[column].notna().all(), column
     assert set(frame.master) == {"local[2]"}
@@ -107,7 +107,7 @@ def test_ledgers_cut_across_tasks(spark, tmp_path):
         "trim_bits": [10, 14],
         "entries_per_ledger": 300_000,
         "delay": ["fixed:0", "uniform:0:3s"],
-        "designs": ["time-buckets", "time-buckets-runs", "triple-heap", "pair-hash-map"],
+        "designs": ["nack-time-buckets", "nack-time-buckets-runs", "triple-heap", "nack-pair-map"],
         "settings": {"task_messages": 70_000},
     }
     grid = parse_grid(raw, "cut", "test")

@@ -1,7 +1,7 @@
 """``trackerlab bench TARGET``: benchmarks that print rates and ratios measured in one run.
 
 Each target is a sub-subcommand registered in :data:`BENCHES` (name -> function adding its
-parser); the work is in ``trackerlab.experiments.bench_*``, imported inside the handler.
+parser); the work is in :mod:`trackerlab.bench`, imported inside the handler.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_heaps(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.bench_heaps import bench_heaps, format_rows
+    from trackerlab.bench.heaps import bench_heaps, format_rows
 
     print(format_rows(bench_heaps(args.messages, args.loop_messages, args.seed)))
     return 0
@@ -56,7 +56,7 @@ def _add_build(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.bench_build import run, streamed_peak_in_subprocess
+    from trackerlab.bench.build import run, streamed_peak_in_subprocess
     from trackerlab.params import check_int
 
     messages = check_int("--messages", args.messages, 1, 10**9)
@@ -84,7 +84,7 @@ def _ints(name: str, text: str) -> tuple[int, ...]:
 
 
 def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
-    from trackerlab.experiments.pending_acks_bench import CYCLES, ENTRIES, LEDGER_SPREADS
+    from trackerlab.experiments.pending_acks_op_cost import CYCLES, ENTRIES, LEDGER_SPREADS
 
     p = subparsers.add_parser(
         "pending-acks",
@@ -97,7 +97,9 @@ def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
             "of treemap and open-hash-bitset wins against the seed's JMH tables."
         ),
     )
-    p.add_argument("--layouts", default=None, help="comma-separated layouts (default: all)")
+    p.add_argument(
+        "--layouts", default=None, help="comma-separated pending-acks-* designs (default: all)"
+    )
     p.add_argument(
         "--ledgers",
         default=",".join(map(str, LEDGER_SPREADS)),
@@ -120,16 +122,19 @@ def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
 def _run_pending_acks(args: argparse.Namespace) -> int:
     import sys
 
-    from trackerlab.experiments.pending_acks_bench import (
+    from trackerlab.catalog import CATALOG
+    from trackerlab.experiments.pending_acks_op_cost import (
         BenchConfig,
         format_bench,
         run_bench,
         seed_direction,
     )
-    from trackerlab.models.pending_acks import LAYOUTS
+    from trackerlab.models.design import PENDING_ACKS
 
+    layouts = CATALOG.names(tracker=PENDING_ACKS)
+    chosen = tuple(CATALOG.check(n, layouts) for n in _csv(args.layouts)) if args.layouts else ()
     cfg = BenchConfig(
-        layouts=tuple(_csv(args.layouts)) if args.layouts else tuple(LAYOUTS),
+        layouts=chosen or layouts,
         ledgers=_ints("--ledgers", args.ledgers),
         cycles=tuple(_csv(args.cycles)),
         entries=args.entries,
@@ -180,7 +185,7 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_receiver_queue(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.bench_receiver_queue import format_bench, run_bench
+    from trackerlab.bench.receiver_queue import format_bench, run_bench
     from trackerlab.params import check_positive
 
     rate = check_positive("--rate", args.rate)
@@ -216,7 +221,7 @@ def _add_sweep(subparsers: argparse._SubParsersAction) -> None:
 def _run_sweep(args: argparse.Namespace) -> int:
     import sys
 
-    from trackerlab.experiments.bench_sweep import format_runs, grids_from_options, run_bench
+    from trackerlab.bench.sweep import format_runs, grids_from_options, run_bench
     from trackerlab.spark.grid import parse_count
 
     messages = []

@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.sizing.jvm_cases import CASES, GROUPS, select_cases
+    from trackerlab.jvmcheck.cases import CASES, GROUPS, select_cases
 
     patterns = [s.strip() for item in args.only or [] for s in item.split(",") if s.strip()]
     try:
@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(cases, how: str, uncompressed_oops: bool) -> int:
     from trackerlab.javacheck import JavaMissing
-    from trackerlab.sizing.jvm_cases import TOLERANCE, run_cases
-    from trackerlab.sizing.jvm_probe import ProbeUnavailable, get_probe
+    from trackerlab.jvmcheck.cases import TOLERANCE, run_cases
+    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 
     try:
         probe = get_probe(uncompressed_oops)

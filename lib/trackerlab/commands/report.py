@@ -58,20 +58,14 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def list_notebooks(args: argparse.Namespace) -> int:
-    from trackerlab.errors import UsageError
     from trackerlab.paths import notebooks_dir
     from trackerlab.reporting.notebooks import discover, papermill_parameters
-    from trackerlab.reporting.profiles import PROFILE_FILE, load_profiles
+    from trackerlab.reporting.profiles import get_profile
 
     folder = (args.notebooks or notebooks_dir()).resolve()
     profile = None
     if args.profile:
-        profiles = load_profiles(folder / PROFILE_FILE)
-        if args.profile not in profiles:
-            raise UsageError(
-                f"unknown profile {args.profile!r}; choose one of: {', '.join(profiles)}"
-            )
-        profile = profiles[args.profile]
+        profile = get_profile(folder, args.profile)
     for name, path in discover(folder).items():
         print(
             f"{name}  ({path.relative_to(folder.parent) if folder.parent in path.parents else path})"

@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.reproduce import format_results, reproduce
+    from trackerlab.experiments.reproduce.registry import format_results, reproduce
 
     ids = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     print(format_results(reproduce(ids), args.format))

@@ -91,7 +91,9 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
         help="managedLedgerMinLedgerRolloverTimeMinutes (default 10)",
     )
     p.add_argument(
-        "--designs", help="comma-separated subset of heap,time-buckets,pip195,levels (default all)"
+        "--designs",
+        help="comma-separated subset of triple-heap, time-buckets, pip195-buckets, "
+        "delay-level-topics (default all)",
     )
     p.add_argument("--seed", type=int, help="seed of the sampled time buckets (default 0)")
     p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
@@ -150,8 +152,8 @@ def add_model_commands(
 
 def run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.errors import UsageError
-    from trackerlab.experiments.repro_receiver_queue import harness_for
-    from trackerlab.models.receiver_queue import CLIENTS, ReceiverQueueConfig, simulate
+    from trackerlab.experiments.reproduce.receiver_queue import harness_for
+    from trackerlab.models.receiver_queue.simulator import CLIENTS, ReceiverQueueConfig, simulate
     from trackerlab.params import check_choice, check_float, check_int, check_positive
 
     client = check_choice("client", args.client, CLIENTS)
@@ -219,10 +221,21 @@ def _open_csv(path: Path):
         raise UsageError(f"--csv: cannot write {path}: {exc.strerror}") from None
 
 
-def run_delayed(args: argparse.Namespace) -> int:
-    from trackerlab.experiments.massive_delayed import DelayedScenario, profile_options, simulate
+def _profile_options(name: str) -> dict[str, object]:
+    """The seed scenario of the ``massive_delayed`` notebook under report profile ``name``:
+    the notebook's parameter defaults overlaid with ``notebooks/profiles.yaml``."""
+    from trackerlab.experiments.massive_delayed import NOTEBOOK, PROFILE_PARAMETERS
+    from trackerlab.paths import notebooks_dir
+    from trackerlab.reporting.profiles import notebook_values
 
-    options: dict[str, object] = profile_options(args.profile) if args.profile else {}
+    values = notebook_values(notebooks_dir(), name, NOTEBOOK)
+    return {field: values[param] for param, field in PROFILE_PARAMETERS.items() if param in values}
+
+
+def run_delayed(args: argparse.Namespace) -> int:
+    from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
+
+    options: dict[str, object] = _profile_options(args.profile) if args.profile else {}
     given = {
         "rate_per_s": args.rate,
         "delay": args.delay,

@@ -1,117 +1,131 @@
-"""``trackerlab size STRUCTURE``: build a structure and print its three size columns."""
+"""``trackerlab size DESIGN``: build a catalog design for a workload and print its three
+size columns; ``trackerlab designs``: the catalog."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from trackerlab.sizing.registry import SizeRequest
+from trackerlab.sizing.request import OPTIONS
 
-_DEFAULTS = SizeRequest.__dataclass_fields__
-
-
-def _default(name: str) -> object:
-    return _DEFAULTS[name].default
+#: Workload defaults of ``trackerlab size`` (a small, fast stream).
+WORKLOAD_DEFAULTS = {
+    "messages": 100_000,
+    "rate_per_ms": 1.0,
+    "entries_per_ledger": 50_000,
+    "start_ledger": 10_000,
+    "batch_size": 1,
+    "delay": "fixed:60000",
+    "pattern": "all",
+    "seed": 0,
+}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "size",
-        help="build a structure for a workload and print python/jvm/theory bytes",
+        help="build a design for a workload and print python/jvm/theory bytes",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description=(
-            "Build STRUCTURE for the workload given by the options and print python_bytes "
-            "(pympler, CRoaring memory counted), jvm_bytes (HotSpot layout model; off-heap "
-            "buffers in jvm_direct_bytes), theory_bytes (the seed's formula) and bytes per "
-            "entry. `trackerlab size --list` lists the structures."
+            "Build DESIGN (a catalog name, see `trackerlab designs`) for the workload given by "
+            "the options and print python_bytes (pympler, CRoaring memory counted), jvm_bytes "
+            "(HotSpot layout model; off-heap buffers in jvm_direct_bytes), theory_bytes (the "
+            "seed's formula) and bytes per entry. `--list` lists the designs it can build."
         ),
     )
-    p.add_argument("structure", nargs="?", help="structure name (see --list)")
-    p.add_argument("--list", action="store_true", help="list the structures and exit")
-    p.add_argument("--messages", type=int, default=_default("messages"))
+    p.add_argument("design", nargs="?", help="design name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the designs and exit")
+    d = WORKLOAD_DEFAULTS
+    p.add_argument("--messages", type=int, default=d["messages"], help="messages published")
     p.add_argument(
         "--rate-per-ms",
         type=float,
-        default=_default("rate_per_ms"),
+        default=d["rate_per_ms"],
         help="messages per millisecond (x in the seeds)",
     )
-    p.add_argument(
-        "--trim-bits",
-        type=int,
-        default=_default("trim_bits"),
-        help="timestamp bits trimmed per bucket (y in the seeds), 0..62",
-    )
-    p.add_argument(
-        "--tick-ms", type=int, default=_default("tick_ms"), help="delayedDeliveryTickTimeMillis"
-    )
+    p.add_argument("--trim-bits", type=int, default=10, help=OPTIONS["trim_bits"] + ", 0..62")
+    p.add_argument("--tick-ms", type=int, default=1000, help=OPTIONS["tick_ms"] + " (ms)")
     p.add_argument(
         "--entries-per-ledger",
         type=int,
-        default=_default("entries_per_ledger"),
+        default=d["entries_per_ledger"],
         help="managedLedgerMaxEntriesPerLedger",
     )
-    p.add_argument("--start-ledger", type=int, default=_default("start_ledger"))
-    p.add_argument(
-        "--ledgers",
-        type=int,
-        default=_default("ledgers"),
-        help="ledgers the entries spread over (pending acks)",
-    )
-    p.add_argument("--batch-size", type=int, default=_default("batch_size"))
+    p.add_argument("--start-ledger", type=int, default=d["start_ledger"], help="first ledger id")
+    p.add_argument("--ledgers", type=int, default=1, help=OPTIONS["ledgers"])
+    p.add_argument("--batch-size", type=int, default=d["batch_size"], help="messages per entry")
     p.add_argument(
         "--delay",
-        default=_default("delay"),
+        default=d["delay"],
         help="delay distribution, e.g. fixed:60000, uniform:0:60000, exponential:5000",
     )
     p.add_argument(
         "--pattern",
-        default=_default("pattern"),
+        default=d["pattern"],
         help="which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
     )
-    p.add_argument("--seed", type=int, default=_default("seed"))
-    p.add_argument(
-        "--layout",
-        default=_default("layout"),
-        help="JVM layout: compressed, uncompressed-oops or uncompressed",
-    )
-    p.add_argument("--run-optimize", action="store_true", help="run-optimize the bitmaps")
+    p.add_argument("--seed", type=int, default=d["seed"], help="workload seed")
+    p.add_argument("--layout", default="compressed", help=OPTIONS["layout"])
+    p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
+    q = subparsers.add_parser(
+        "designs",
+        help="list the catalog: every design, its Pulsar class, releases and capabilities",
+        description="Every design trackerlab models, under the name every command uses.",
+    )
+    q.add_argument("--json", action="store_true", help="print one JSON object per design")
+    q.set_defaults(func=run_designs)
+
 
 def run(args: argparse.Namespace) -> int:
+    from trackerlab.catalog import CATALOG, size
     from trackerlab.errors import UsageError
-    from trackerlab.sizing.registry import SIZE_COLUMNS, build, structures
+    from trackerlab.params import check_int, check_positive
+    from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
+    from trackerlab.workloads.stream import Workload
 
-    if args.list or not args.structure:
-        known = structures()
+    buildable = CATALOG.names("build")
+    if args.list or not args.design:
         if not args.list:
-            raise UsageError(
-                f"size needs a STRUCTURE; choose one of: {', '.join(known) or '(none yet)'}"
-            )
-        for s in known.values():
-            print(f"{s.name:28s} {s.help}  [options: {', '.join(s.uses) or 'none'}]")
+            raise UsageError(f"size needs a DESIGN; choose one of: {', '.join(buildable)}")
+        for name in buildable:
+            design = CATALOG[name]
+            print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
-    request = SizeRequest(
-        messages=args.messages,
-        rate_per_ms=args.rate_per_ms,
+    # the options first, with their flag names, then the design
+    check_int("--messages", args.messages, 0)
+    check_positive("--rate-per-ms", args.rate_per_ms)
+    check_int("--entries-per-ledger", args.entries_per_ledger, 1)
+    check_int("--start-ledger", args.start_ledger, 0)
+    check_int("--batch-size", args.batch_size, 1)
+    check_int("--seed", args.seed, 0)
+    options = dict(
         trim_bits=args.trim_bits,
         tick_ms=args.tick_ms,
-        entries_per_ledger=args.entries_per_ledger,
-        start_ledger=args.start_ledger,
         ledgers=args.ledgers,
-        batch_size=args.batch_size,
-        delay=args.delay,
-        pattern=args.pattern,
-        seed=args.seed,
         layout=args.layout,
         run_optimize=args.run_optimize,
     )
-    result = build(args.structure, request)
+    SizeRequest(Workload(0), **options)  # validates the design options
+    CATALOG.check(args.design, buildable)
+    workload = Workload.from_options(
+        args.messages,
+        args.rate_per_ms,
+        delay=args.delay,
+        pattern=args.pattern,
+        entries_per_ledger=args.entries_per_ledger,
+        start_ledger=args.start_ledger,
+        batch_size=args.batch_size,
+        seed=args.seed,
+    )
+    result = size(args.design, SizeRequest(workload, **options))
     row = result.as_dict()
     if args.json:
         print(json.dumps(row, default=str))
         return 0
-    print(f"structure          {result.structure}")
+    print(f"design             {result.structure}")
     print(f"entries            {result.entries}")
     for column in SIZE_COLUMNS:
         value = row[column]
@@ -122,4 +136,42 @@ def run(args: argparse.Namespace) -> int:
         print(f"{column:18s} {value:,.0f}{per_text}")
     for key, value in result.details.items():
         print(f"{key:18s} {value}")
+    return 0
+
+
+def run_designs(args: argparse.Namespace) -> int:
+    from trackerlab.catalog import CATALOG, TRACKERS
+
+    if args.json:
+        for name, d in CATALOG.items():
+            row = {
+                "name": name,
+                "tracker": d.tracker.name,
+                "side": d.tracker.side,
+                "per": d.tracker.per,
+                "summary": d.summary,
+                "java": d.java,
+                "source": d.source,
+                "prs": list(d.prs),
+                "releases": d.releases,
+                "memory": d.memory,
+                "options": list(d.options),
+                "capabilities": list(d.capabilities),
+                "columns": list(d.columns),
+                "proposal": d.proposal,
+            }
+            print(json.dumps(row))
+        return 0
+    for tracker in TRACKERS:
+        names = CATALOG.names(tracker=tracker)
+        if not names:
+            continue
+        print(f"{tracker.name} ({tracker.side}, one per {tracker.per})")
+        for name in names:
+            d = CATALOG[name]
+            prs = ", ".join(d.prs) or "-"
+            print(f"  {name:30s} {d.summary}")
+            print(f"  {'':30s} {d.java}")
+            print(f"  {'':30s} releases: {d.releases}; PRs: {prs}; memory: {d.memory}")
+            print(f"  {'':30s} can: {'; '.join(d.capabilities)}")
     return 0

@@ -1,6 +1,6 @@
 """``trackerlab sweep``: run a parameter grid on Spark (embedded ``local[*]`` or a cluster).
 
-The same entry point runs under ``spark-submit`` (``lib/trackerlab/spark/submit.py``).
+The same entry point runs under ``spark-submit`` (``lib/trackerlab/spark_submit.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ Grid files: see lib/trackerlab/spark/grid.py; profiles (smoke, default, large) a
 lib/trackerlab/spark/profiles.yaml. Results: one Parquet file per grid point under
 --out (default data/sweeps/NAME); a re-run skips the points already there.
 On a cluster: PYSPARK_PYTHON=.venv/bin/python .venv/bin/spark-submit --master URL \\
-    lib/trackerlab/spark/submit.py --profile default
+    lib/trackerlab/spark_submit.py --profile default
 """
 
 

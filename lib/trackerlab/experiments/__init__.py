@@ -1,1 +1,36 @@
-"""Published numbers, the functions that reproduce them, and benchmarks."""
+"""Notebook back-ends, and the reproduction of every published number.
+
+Each module returns tables (pandas, explicit units in column names) that one notebook plots:
+
+- :mod:`~trackerlab.experiments.bucket_sweeps`: negative_acks and delayed_delivery;
+- :mod:`~trackerlab.experiments.massive_delayed` (+ :mod:`~trackerlab.experiments.massive_reference`):
+  massive_delayed, and ``trackerlab simulate delayed``;
+- :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
+  pending_acks;
+- :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
+- :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
+- :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
+  reproduction table.
+"""
+
+from trackerlab.experiments import (
+    bucket_sweeps,
+    massive_delayed,
+    massive_reference,
+    pending_acks_op_cost,
+    pending_acks_sizes,
+    receiver_queue_sweeps,
+    reproduce,
+    sweep_report,
+)
+
+__all__ = [
+    "bucket_sweeps",
+    "massive_delayed",
+    "massive_reference",
+    "pending_acks_op_cost",
+    "pending_acks_sizes",
+    "receiver_queue_sweeps",
+    "reproduce",
+    "sweep_report",
+]

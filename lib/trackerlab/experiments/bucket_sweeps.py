@@ -12,20 +12,21 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from trackerlab.experiments.time_bucket_runs import BucketRun, measure, published_bytes_per_entry
-from trackerlab.models.time_bucket_sizing import per_bitmap_overhead, per_bucket_overhead
+from trackerlab.catalog import CATALOG, SizeRequest, size
+from trackerlab.models.delayed.time_bucket_runs import BucketRun, measure, published_bytes_per_entry
+from trackerlab.models.time_buckets.shapes import per_bitmap_overhead, per_bucket_overhead
 from trackerlab.sizing import theory
-from trackerlab.sizing.registry import SizeRequest, build, structures
+from trackerlab.workloads.stream import Workload
 
 
 def _row(run: BucketRun, python: bool = True, **extra: object) -> dict[str, object]:
     s = measure(run, python)
     return {
-        "rate_per_ms": run.rate_per_ms,
+        "rate_per_ms": run.workload.rate_per_ms,
         "trim_bits": run.trim_bits,
         "messages_per_bucket": run.messages_per_bucket,
-        "delay": run.delay,
-        "pattern": run.pattern,
+        "delay": run.workload.delay.text,
+        "pattern": run.workload.pattern.text,
         "run_optimize": run.run_optimize,
         "entries": s.entries,
         "buckets": s.buckets,
@@ -56,11 +57,10 @@ def grid(
     rows = [
         _row(
             BucketRun(
-                messages,
-                x,
+                Workload.from_options(
+                    messages, x, delay=delay, entries_per_ledger=entries_per_ledger
+                ),
                 y,
-                entries_per_ledger,
-                delay,
                 shape=shape,
                 run_optimize=r,
                 formula=formula,
@@ -122,11 +122,10 @@ def precision(
     for bits in trim_bits:
         for r in (False, True):
             run = BucketRun(
-                messages,
-                rate_per_ms,
+                Workload.from_options(
+                    messages, rate_per_ms, delay=delay, entries_per_ledger=entries_per_ledger
+                ),
                 bits,
-                entries_per_ledger,
-                delay,
                 run_optimize=r,
                 formula=formula,
             )
@@ -151,12 +150,14 @@ def random_subsets(
     rows = []
     for f in fractions:
         run = BucketRun(
-            messages,
-            rate_per_ms,
+            Workload.from_options(
+                messages,
+                rate_per_ms,
+                pattern="all" if f >= 1 else f"fraction:{f}",
+                entries_per_ledger=entries_per_ledger,
+                seed=seed,
+            ),
             trim_bits,
-            entries_per_ledger,
-            pattern="all" if f >= 1 else f"fraction:{f}",
-            seed=seed,
         )
         spanned = run.messages_per_bucket  # entries a bucket covers, nacked or not
         bitmaps_per_bucket = 1 + (spanned - 1) / entries_per_ledger
@@ -184,12 +185,14 @@ def random_delays(
         [
             _row(
                 BucketRun(
-                    messages,
-                    rate_per_ms,
+                    Workload.from_options(
+                        messages,
+                        rate_per_ms,
+                        delay=d,
+                        entries_per_ledger=entries_per_ledger,
+                        seed=seed,
+                    ),
                     trim_bits,
-                    entries_per_ledger,
-                    d,
-                    seed=seed,
                     formula=formula,
                     tick_ms=tick_ms,
                 )
@@ -199,18 +202,22 @@ def random_delays(
     )
 
 
-def baselines(messages: int, names: Sequence[str], **options: object) -> pd.DataFrame:
-    """Bytes per entry of other registered designs (hash maps, heaps) on the same workload.
-
-    Names not registered with ``trackerlab size`` are skipped, so notebooks keep working
-    while a design is being added.
-    """
-    known = structures()
+def baselines(
+    messages: int,
+    names: Sequence[str],
+    *,
+    rate_per_ms: float = 1.0,
+    delay: str = "fixed:60000",
+    trim_bits: int = 10,
+    tick_ms: int = 1000,
+) -> pd.DataFrame:
+    """Bytes per entry of other catalog designs (hash maps, heaps) on the same workload."""
+    workload = Workload.from_options(messages, rate_per_ms, delay=delay)
+    request = SizeRequest(workload, trim_bits=trim_bits, tick_ms=tick_ms)
     rows = []
     for name in names:
-        if name not in known:
-            continue
-        result = build(name, SizeRequest(messages=messages, **options))  # type: ignore[arg-type]
+        CATALOG.check(name, CATALOG.names("build"))
+        result = size(name, request)
         rows.append(
             {
                 "design": name,

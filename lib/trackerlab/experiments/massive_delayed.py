@@ -5,7 +5,7 @@ index: its memory (24 B per entry), ledgers that cannot be deleted while long de
 pending, and re-indexing everything after a restart. Seed ``001`` gives the scenario N12:
 a 1-day delay at 10,000 msg/s in batches of 100 with 2 Shared subscriptions. This module
 runs a :class:`DelayedScenario` through the aggregated models of
-:mod:`trackerlab.experiments.massive_designs`:
+:mod:`trackerlab.models.delayed.aggregated`:
 
 ========================  ==========================================================
 ``heap``                  ``InMemoryDelayedDeliveryTracker`` + ``TripleLongPriorityQueue``
@@ -33,16 +33,34 @@ from dataclasses import asdict, dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from trackerlab import delays
+from trackerlab.catalog import CATALOG
 from trackerlab.errors import UsageError
-from trackerlab.experiments import massive_designs as md
-from trackerlab.models import bucket_tracker as bt
-from trackerlab.models.delay_levels import DEFAULT_MAX_DELAY_S, DelayLevelTopicPartitionStrategy
-from trackerlab.models.ledger_rollover import LedgerRollover
-from trackerlab.params import check_choice, check_float, check_int, check_positive
-from trackerlab.workloads import DelaySpec, parse_duration_ms
+from trackerlab.models.delayed import aggregated as md
+from trackerlab.models.delayed import pip195 as bt
+from trackerlab.models.delayed.delay_levels import (
+    DEFAULT_MAX_DELAY_S,
+    DelayLevelTopicPartitionStrategy,
+)
+from trackerlab.params import check_float, check_int, check_positive
+from trackerlab.workloads import delay_forms as delays
+from trackerlab.workloads.delay_spec import DelaySpec
+from trackerlab.workloads.ledger_rollover import LedgerRollover
+from trackerlab.workloads.units import parse_duration_ms
 
-DESIGNS = ("heap", "time-buckets", "pip195", "levels")
+__all__ = [
+    "DESIGNS",
+    "SEED_SCENARIO",
+    "DelayedResult",
+    "DelayedScenario",
+    "as_float_array",
+    "horizon_days_for",
+    "scenario_dict",
+    "simulate",
+    "with_delay",
+]
+
+#: The designs of a time-stepped run: the catalog's delayed designs that can simulate.
+DESIGNS = CATALOG.names("simulate")
 MIB = 1024 * 1024
 DAY_S = 86_400
 #: At most this many time steps per run (a year at 1 s, or 30 days at 0.26 s).
@@ -103,8 +121,10 @@ class DelayedScenario:
             check_int("--max-indexes-per-segment", self.max_indexes_per_segment, 1, None)
         check_int("--bucket-samples", self.bucket_samples, 1, 1_000_000)
         check_int("--seed", self.seed, 0)
+        if not self.designs:
+            raise UsageError(f"--designs: give at least one of: {', '.join(DESIGNS)}")
         for d in self.designs:
-            check_choice("design", d, DESIGNS)
+            CATALOG.check(d, DESIGNS)
         _ = self.strategy  # validates the maximum delay and the partition strategy
 
     # ------------------------------------------------------------------ derived
@@ -138,6 +158,18 @@ class DelayedScenario:
     def ledger_entries(self) -> int:
         """Entries per ledger of the business topic under the rollover rule."""
         return self.rollover.entries_per_ledger(self.entries_per_s / 1000, self.entry_bytes)
+
+    @property
+    def settings(self) -> md.Settings:
+        """The designs' own knobs (:class:`~trackerlab.models.delayed.aggregated.Settings`)."""
+        return md.Settings(
+            bucket_samples=self.bucket_samples,
+            min_index_count=self.min_index_count,
+            segment_ms=self.segment_seconds * 1000,
+            max_indexes_per_segment=self.max_indexes_per_segment,
+            strategy=self.strategy,
+            rollover=self.rollover,
+        )
 
     def topic(self) -> md.Topic:
         return md.Topic(
@@ -297,8 +329,8 @@ class DelayedResult:
             else (f"not steady: the longest delay needs {sc.warmup_s / DAY_S:.1f} days")
         )
         levels = ""
-        if "levels" in self.runs:
-            ex = self.runs["levels"].extras
+        if "delay-level-topics" in self.runs:
+            ex = self.runs["delay-level-topics"].extras
             levels = (
                 f"\nlevels: {ex['level_partitions']:.0f} partitions by {sc.partition_by}, "
                 f"{ex['republished_entries']:,.0f} entries re-published"
@@ -315,26 +347,14 @@ class DelayedResult:
 
 
 def simulate(scenario: DelayedScenario) -> DelayedResult:
-    """Run every design of ``scenario``."""
+    """Run every design of ``scenario`` (each catalog design's ``simulate``)."""
     started = time.perf_counter()
     topic = scenario.topic()
     retention = md.single_topic_retention(topic)
+    settings = scenario.settings
     runs: dict[str, md.DesignRun] = {}
     for design in scenario.designs:
-        if design == "heap":
-            runs[design] = md.heap_design(topic, retention)
-        elif design == "time-buckets":
-            runs[design] = md.time_bucket_design(topic, retention, scenario.bucket_samples)
-        elif design == "pip195":
-            runs[design] = md.pip195_design(
-                topic,
-                retention,
-                scenario.min_index_count,
-                scenario.segment_seconds * 1000,
-                scenario.max_indexes_per_segment,
-            )
-        else:
-            runs[design] = md.level_design(topic, scenario.strategy, scenario.rollover)
+        runs[design] = CATALOG[design].simulate(topic, retention, settings)  # type: ignore[misc]
     return DelayedResult(scenario, runs, time.perf_counter() - started)
 
 
@@ -352,23 +372,6 @@ PROFILE_PARAMETERS = {
     "partition_by": "partition_by",
     "max_delay_s": "max_delay_s",
 }
-
-
-def profile_options(name: str) -> dict[str, object]:
-    """The seed scenario of the ``massive_delayed`` notebook under report profile ``name``:
-    the notebook's parameter defaults overlaid with ``notebooks/profiles.yaml``."""
-    from trackerlab.paths import notebooks_dir
-    from trackerlab.reporting.notebooks import inspect
-    from trackerlab.reporting.profiles import PROFILE_FILE, Profile, load_profiles, resolve
-
-    folder = notebooks_dir()
-    profiles = load_profiles(folder / PROFILE_FILE)
-    full = profiles[check_choice("profile", name, list(profiles))]
-    profile = Profile(full.name, full.description, {NOTEBOOK: full.notebooks.get(NOTEBOOK, {})})
-    info = inspect(folder / f"{NOTEBOOK}.ipynb")
-    values = {p.name: p.default for p in info.parameters}
-    values.update(resolve(profile, {NOTEBOOK: info}, [NOTEBOOK])[NOTEBOOK])
-    return {field: values[param] for param, field in PROFILE_PARAMETERS.items() if param in values}
 
 
 def scenario_dict(scenario: DelayedScenario) -> dict[str, object]:

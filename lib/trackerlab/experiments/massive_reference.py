@@ -1,13 +1,13 @@
 """Per-message runs of the four designs, to check the aggregated simulation on short horizons.
 
 The same :class:`~trackerlab.experiments.massive_delayed.DelayedScenario` drives a
-:class:`~trackerlab.workloads.Workload` (one entry per "message", at the scenario's entry
+:class:`~trackerlab.workloads.stream.Workload` (one entry per "message", at the scenario's entry
 rate, ``entries_per_ledger`` from the rollover rule) through the per-message models:
-:class:`~trackerlab.models.delayed_heap_tracker.InMemoryDelayedDeliveryTracker`,
-:class:`~trackerlab.models.delayed_bucket_tracker.BucketDelayedTracker` (sized by
-:func:`~trackerlab.models.time_bucket_sizing.jvm_bytes`),
-:class:`~trackerlab.models.bucket_tracker.BucketDelayedDeliveryTracker` and
-:class:`~trackerlab.models.delay_levels.DelayLevelTopics`. Entries published during a step are
+:class:`~trackerlab.models.delayed.heap.InMemoryDelayedDeliveryTracker`,
+:class:`~trackerlab.models.delayed.time_buckets.BucketDelayedTracker` (sized by
+:func:`~trackerlab.models.time_buckets.shapes.jvm_bytes`),
+:class:`~trackerlab.models.delayed.pip195.BucketDelayedDeliveryTracker` and
+:class:`~trackerlab.models.delayed.delay_levels.DelayLevelTopics`. Entries published during a step are
 added at their publication time; due messages are handed out at the step's end, as in the
 aggregated model. Python loops: keep these runs to ~1e5 entries.
 """
@@ -19,12 +19,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from trackerlab.experiments.massive_delayed import DelayedScenario
-from trackerlab.models.bucket_tracker import BucketDelayedDeliveryTracker
-from trackerlab.models.delay_levels import DelayLevelTopics
-from trackerlab.models.delayed_bucket_tracker import BucketDelayedTracker
-from trackerlab.models.delayed_heap_tracker import InMemoryDelayedDeliveryTracker
-from trackerlab.models.time_bucket_sizing import jvm_bytes
-from trackerlab.workloads import DEFAULT_START_MS, Workload
+from trackerlab.models.delayed.delay_levels import DelayLevelTopics
+from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
+from trackerlab.models.delayed.pip195 import BucketDelayedDeliveryTracker
+from trackerlab.models.delayed.time_buckets import BucketDelayedTracker
+from trackerlab.models.time_buckets.shapes import jvm_bytes
+from trackerlab.workloads.stream import DEFAULT_START_MS, Workload
+
+__all__ = [
+    "ReferenceRun",
+    "reference_run",
+]
 
 ALL = 1 << 62
 
@@ -62,18 +67,18 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
     sample_times, memory, indexed = [], [], []
     stats: dict[str, float] = {}
     tick = sc.tick_ms
-    if design == "heap":
+    if design == "triple-heap":
         tracker = InMemoryDelayedDeliveryTracker(tick, fixed_delay_lookahead=0)
     elif design == "time-buckets":
         tracker = BucketDelayedTracker(tick, variant="a", lookahead=0)
-    elif design == "pip195":
+    elif design == "pip195-buckets":
         tracker = BucketDelayedDeliveryTracker(
             tick,
             min_index_count=sc.min_index_count,
             segment_time_step_ms=int(sc.segment_seconds * 1000),
             max_indexes_per_segment=sc.max_indexes_per_segment,
         )
-    elif design == "levels":
+    elif design == "delay-level-topics":
         tracker = DelayLevelTopics(
             sc.strategy, tick, sc.rollover.entries_per_ledger(topic.rate, topic.entry_bytes)
         )
@@ -83,7 +88,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
     for k, t in enumerate(times.tolist()):
         hi = int(bounds[k])
         now = DEFAULT_START_MS + int(t)
-        if design == "levels":
+        if design == "delay-level-topics":
             tracker.publish(chunk.publish_ms[lo:hi], chunk.delay_ms[lo:hi])
             tracker.move(now)
             tracker.deliver(now)
@@ -102,7 +107,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
             sample_times.append(t)
             memory.append(_memory(design, tracker))
             indexed.append(_indexed(design, tracker))
-    if design == "pip195":
+    if design == "pip195-buckets":
         st = tracker.stats
         stats = {
             "snapshot_bytes_written": float(st.snapshot_bytes_written),
@@ -110,7 +115,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
             "buckets_created": float(st.buckets_created),
             "persisted_bytes_end": float(tracker.persisted_bytes()),
         }
-    if design == "levels":
+    if design == "delay-level-topics":
         stats = {
             "republished": float(tracker.stats.republished),
             "level_backlog": float(tracker.level_backlog()),
@@ -126,7 +131,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
 
 
 def _slice(chunk, lo: int, hi: int):
-    from trackerlab.workloads import MessageChunk
+    from trackerlab.workloads.stream import MessageChunk
 
     return MessageChunk(
         chunk.index[lo:hi],
@@ -139,7 +144,7 @@ def _slice(chunk, lo: int, hi: int):
 
 
 def _memory(design: str, tracker) -> float:
-    if design == "heap":
+    if design == "triple-heap":
         return float(tracker.buffer_memory_usage())
     if design == "time-buckets":
         return float(jvm_bytes(tracker.index, "avl-openhash"))
@@ -148,8 +153,8 @@ def _memory(design: str, tracker) -> float:
 
 def _indexed(design: str, tracker) -> float:
     """Indexes held in memory (PIP-195: the mutable and shared queues)."""
-    if design == "pip195":
+    if design == "pip195-buckets":
         return float(tracker.mutable.size() + tracker.shared.size())
-    if design == "levels":
+    if design == "delay-level-topics":
         return float(tracker.tracker.number_of_delayed_messages())
     return float(tracker.number_of_delayed_messages())

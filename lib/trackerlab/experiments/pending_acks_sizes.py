@@ -17,8 +17,8 @@ from functools import lru_cache
 
 import pandas as pd
 
-from trackerlab.models.pending_acks import LAYOUTS, Dataset, check_layout, new_pending_acks
-from trackerlab.models.pending_acks_common import PendingAcksModel
+from trackerlab.models.pending_acks.common import PendingAcksModel
+from trackerlab.models.pending_acks.layouts import LAYOUTS, Dataset, check_layout, new_pending_acks
 from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 

@@ -9,17 +9,25 @@ queued messages × message size (bytes, ints). The worst case of a fixed queue i
 Memory sweeps use a slow application with an endless backlog (the case where a
 prefetch buffer fills), the clients' fitted latencies, and compare the auto-scaled queue
 with and without a client memory limit against the fixed queue. Every run is one
-:func:`~trackerlab.models.receiver_queue.simulate` call, O(messages).
+:func:`~trackerlab.models.receiver_queue.simulator.simulate` call, O(messages).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from trackerlab.experiments.repro_receiver_queue import Harness, harness_for
-from trackerlab.models.receiver_queue import ReceiverQueueConfig, simulate
+from trackerlab.experiments.reproduce.receiver_queue import Harness, harness_for
+from trackerlab.models.receiver_queue.simulator import ReceiverQueueConfig, simulate
 
 #: Broker default ``maxMessageSize`` (5 MiB), the "5 MB" of PIP-74's worst case.
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "latency_sweep",
+    "memory_sweep",
+    "slow_consumer_config",
+    "worst_case_prefetch_bytes",
+]
+
 MAX_MESSAGE_BYTES = 5 * 1024 * 1024
 
 

@@ -4,9 +4,9 @@ Reads a sweep folder with pandas/pyarrow only (:func:`trackerlab.spark.store.rea
 so rendering needs no Spark. When the folder is missing or empty (a fresh clone before
 ``trackerlab sweep`` ran) :func:`load_results` computes a shrunken copy of the profile's grid
 in this process with the single-process pyroaring path
-(:func:`trackerlab.experiments.sweep_rows.index_rows`, which builds each
-:class:`~trackerlab.models.time_buckets.TimeBucketIndex` through
-:mod:`trackerlab.experiments.time_bucket_runs`) and says so in :attr:`Results.source`.
+(:func:`trackerlab.spark.rows.index_rows`, which builds each
+:class:`~trackerlab.models.time_buckets.index.TimeBucketIndex` through
+:mod:`trackerlab.models.delayed.time_bucket_runs`) and says so in :attr:`Results.source`.
 """
 
 from __future__ import annotations
@@ -19,16 +19,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trackerlab.experiments.sweep_rows import index_rows
 from trackerlab.paths import data_dir
 from trackerlab.spark.grid import DESIGNS, Grid, GridPoint, load_profile
+from trackerlab.spark.rows import index_rows
 from trackerlab.spark.store import read_sweep
 
+#: Short plot labels of the catalog designs a sweep sizes.
 DESIGN_LABELS = {
-    "time-buckets": "time buckets (Java add)",
-    "time-buckets-runs": "time buckets, runOptimize()",
+    "nack-time-buckets": "PIP-393 time buckets (Java add)",
+    "nack-time-buckets-runs": "PIP-393 time buckets, runOptimize()",
+    "time-buckets": "delayed time buckets (Java add)",
+    "time-buckets-runs": "delayed time buckets, runOptimize()",
     "triple-heap": "TripleLongPriorityQueue (heap + direct)",
-    "pair-hash-map": "ConcurrentLongLongPairHashMap (nacks before PIP-393)",
+    "nack-pair-map": "ConcurrentLongLongPairHashMap (nacks before PIP-393)",
 }
 
 
@@ -50,12 +53,12 @@ def shrink_grid(grid: Grid, messages: int) -> list[GridPoint]:
     in proportion (at least 1,000): same rates, buckets, delays and designs."""
     largest: dict[str, int] = {}
     for p in grid.points:
-        largest[p.block] = max(largest.get(p.block, 0), p.messages)
+        largest[p.block] = max(largest.get(p.block, 0), p.workload.messages)
     points = []
     seen = set()
     for p in grid.points:
-        n = max(1000, round(p.messages * min(1.0, messages / largest[p.block])))
-        q = dataclasses.replace(p, messages=n)
+        n = max(1000, round(p.workload.messages * min(1.0, messages / largest[p.block])))
+        q = dataclasses.replace(p, workload=dataclasses.replace(p.workload, messages=n))
         if q.key not in seen:
             seen.add(q.key)
             points.append(q)
@@ -118,7 +121,7 @@ def heatmap_table(frame: pd.DataFrame, design: str, random_delay: bool) -> pd.Da
     )
 
 
-def random_penalty(frame: pd.DataFrame, design: str = "time-buckets") -> pd.DataFrame:
+def random_penalty(frame: pd.DataFrame, design: str = "nack-time-buckets") -> pd.DataFrame:
     """Random over fixed delay, bytes per entry, per (rate, trim bits) of the heatmap."""
     return heatmap_table(frame, design, True) / heatmap_table(frame, design, False)
 
@@ -223,7 +226,7 @@ def plot_penalty(frame: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
-    for design in ("time-buckets", "time-buckets-runs"):
+    for design in ("nack-time-buckets", "nack-time-buckets-runs"):
         ratio = random_penalty(frame, design).stack().rename("ratio").reset_index()
         if ratio.empty:
             continue

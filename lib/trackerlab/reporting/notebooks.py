@@ -24,10 +24,6 @@ class Parameter:
     default: object
     help: str = ""
 
-    @property
-    def type_name(self) -> str:
-        return type(self.default).__name__
-
 
 @dataclass(frozen=True)
 class NotebookInfo:

@@ -15,7 +15,8 @@ from pathlib import Path
 import yaml
 
 from trackerlab.errors import UsageError
-from trackerlab.reporting.notebooks import NotebookInfo, Parameter
+from trackerlab.params import check_choice
+from trackerlab.reporting.notebooks import NotebookInfo, Parameter, inspect
 
 PROFILE_FILE = "profiles.yaml"
 
@@ -54,6 +55,23 @@ def load_profiles(path: Path) -> dict[str, Profile]:
             {str(k): dict(v or {}) for k, v in notebooks.items()},
         )
     return profiles
+
+
+def get_profile(folder: Path, name: object) -> Profile:
+    """Profile ``name`` of ``folder``'s profile file; UsageError listing the profiles."""
+    profiles = load_profiles(folder / PROFILE_FILE)
+    return profiles[check_choice("profile", name, list(profiles))]
+
+
+def notebook_values(folder: Path, profile_name: str, notebook: str) -> dict[str, object]:
+    """A notebook's parameter values under a profile: its defaults overlaid with the
+    profile's values for it (type-checked)."""
+    full = get_profile(folder, profile_name)
+    profile = Profile(full.name, full.description, {notebook: full.notebooks.get(notebook, {})})
+    info = inspect(folder / f"{notebook}.ipynb")
+    values = {p.name: p.default for p in info.parameters}
+    values.update(resolve(profile, {notebook: info}, [notebook])[notebook])
+    return values
 
 
 def coerce(param: Parameter, value: object, where: str) -> object:

@@ -26,7 +26,7 @@ from pathlib import Path
 from trackerlab.errors import UsageError
 from trackerlab.reporting import notebooks as nbs
 from trackerlab.reporting.index import FAILED_DIR, write_index
-from trackerlab.reporting.profiles import PROFILE_FILE, load_profiles, resolve
+from trackerlab.reporting.profiles import get_profile, resolve
 from trackerlab.reporting.publish import check_writable, staged
 
 KERNEL_NAME = "trackerlab-python"
@@ -58,9 +58,7 @@ def plan(
 ) -> tuple[dict[str, nbs.NotebookInfo], dict[str, dict[str, object]]]:
     """Validate a run before executing anything: profile, names and parameter types."""
     found = nbs.discover(notebooks_dir)
-    profiles = load_profiles(notebooks_dir / PROFILE_FILE)
-    if profile_name not in profiles:
-        raise UsageError(f"unknown profile {profile_name!r}; choose one of: {', '.join(profiles)}")
+    profile = get_profile(notebooks_dir, profile_name)
     selected = list(only) if only else list(found)
     unknown = [n for n in selected if n not in found]
     if unknown:
@@ -73,7 +71,7 @@ def plan(
             infos[name] = nbs.inspect(path)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    params = resolve(profiles[profile_name], infos, selected, overrides)
+    params = resolve(profile, infos, selected, overrides)
     return infos, params
 
 

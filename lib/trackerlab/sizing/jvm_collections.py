@@ -3,7 +3,7 @@
 Each function returns the **deep** heap size in bytes of a collection *excluding* the keys
 and values it holds, which the caller adds (``payload_bytes``) because they differ per use
 (boxed ``Long`` keys in a ``TreeMap``, nested maps, bitmaps). Field lists are read from the
-class sources named in each docstring; :mod:`trackerlab.sizing.jvm_probe` checks them
+class sources named in each docstring; :mod:`trackerlab.jvmcheck.probe` checks them
 against a real JVM (``trackerlab jvm-check``).
 
 Growth rules that decide array capacities are modelled exactly:

@@ -195,7 +195,7 @@ def corrected_bucket_bytes_per_entry(
     sequence (the seeds' ``ceil(M / E)`` assumes aligned buckets), ``payload`` follows the
     Roaring container rules (2 B per array value, 8 KiB per bitset chunk, one 4-B run per
     chunk when run-optimized), and the fixed costs per bucket and per bitmap come from the
-    layout model (:mod:`trackerlab.models.time_bucket_sizing`). O(1).
+    layout model (:mod:`trackerlab.models.time_buckets.shapes`). O(1).
     """
     m = float(messages_per_bucket)
     if m <= 0:

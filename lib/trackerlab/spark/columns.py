@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from trackerlab import rng
-from trackerlab.workloads import _STREAM_DELAY, _STREAM_MIX, _STREAM_SELECT, DelaySpec, Workload
+from trackerlab.workloads.delay_spec import DelaySpec
+from trackerlab.workloads.stream import DELAY_STREAM, MIX_STREAM, SELECT_STREAM, Workload
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -108,11 +109,11 @@ def message_columns(
     entry_seq = F.expr(f"id div {w.batch_size}")
     pattern = w.pattern
     if pattern.kind == "fraction":
-        df = df.where(uniform_column(w.seed, _STREAM_SELECT, i) < F.lit(pattern.fraction))
+        df = df.where(uniform_column(w.seed, SELECT_STREAM, i) < F.lit(pattern.fraction))
     elif pattern.kind == "burst":
         df = df.where(F.pmod(i, F.lit(pattern.on + pattern.off)) < F.lit(pattern.on))
-    u = uniform_column(w.seed, _STREAM_DELAY, i)
-    v = uniform_column(w.seed, _STREAM_MIX, i) if w.delay.kind == "mix" else None
+    u = uniform_column(w.seed, DELAY_STREAM, i)
+    v = uniform_column(w.seed, MIX_STREAM, i) if w.delay.kind == "mix" else None
     df = df.select(
         *keep,
         i.alias("id"),

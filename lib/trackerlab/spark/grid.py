@@ -23,7 +23,7 @@ Workload axes (:data:`WORKLOAD_AXES`): ``messages`` (counts accept ``1e8``), ``r
 or ``rate_per_s``, ``trim_bits`` (the nack tracker's bucket) or ``tick_ms`` (the delayed
 tracker: bits = floor(log2 tick), messages due within a tick are not tracked),
 ``entries_per_ledger``, ``batch_size``, ``delay`` and ``pattern`` (specs of
-:mod:`trackerlab.workloads`), ``replicates``. Sizing axes, applied to each point without a
+:mod:`trackerlab.workloads.stream`), ``replicates``. Sizing axes, applied to each point without a
 new workload: ``designs`` (:data:`DESIGNS`) and ``shapes`` (JVM declarations of the
 time-bucket map). ``settings`` tunes the engine (:data:`SETTINGS`).
 
@@ -47,25 +47,33 @@ import itertools
 import json
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
-from importlib import resources
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
+from trackerlab.catalog import CATALOG
 from trackerlab.errors import UsageError
-from trackerlab.experiments.time_bucket_runs import BucketRun
-from trackerlab.models.pair_map_sizes import MAX_ENTRIES as MAX_PAIR_MAP_ENTRIES
-from trackerlab.models.time_bucket_sizing import SHAPES
+from trackerlab.models.delayed.time_bucket_runs import BucketRun
+from trackerlab.models.design import DELAYED, NACK
+from trackerlab.models.nack.pair_map_counts import MAX_ENTRIES as MAX_PAIR_MAP_ENTRIES
+from trackerlab.models.time_buckets.shapes import SHAPES
 from trackerlab.params import check_choice, check_float, check_int
-from trackerlab.workloads import DelaySpec, PatternSpec, Workload, parse_duration_ms
+from trackerlab.workloads.delay_spec import DelaySpec
+from trackerlab.workloads.stream import PatternSpec, Workload
+from trackerlab.workloads.units import parse_duration_ms
 
-DESIGNS = ("time-buckets", "time-buckets-runs", "triple-heap", "pair-hash-map")
-#: Sized when a grid names no designs. ``pair-hash-map`` (the nack tracker before PIP-393)
-#: is opt-in: it needs trim_bits points and at most pair_map_sizes.MAX_ENTRIES messages.
-DEFAULT_DESIGNS = DESIGNS[:3]
+#: Catalog designs a sweep sizes from counts (a reducer pass, no index built).
+DESIGNS = CATALOG.names("from_counts")
+#: Sized when a block names no designs: the nack tracker's on trim-bits points, the delayed
+#: tracker's on tick points, and the heap on both. ``nack-pair-map`` (the nack tracker before
+#: PIP-393) is opt-in: it needs at most pair_map_counts.MAX_ENTRIES messages.
+DEFAULT_DESIGNS = {
+    "trim_bits": ("nack-time-buckets", "nack-time-buckets-runs", "triple-heap"),
+    "tick_ms": ("time-buckets", "time-buckets-runs", "triple-heap"),
+}
 ENGINES = ("python", "sql")
 WORKLOAD_AXES = (
     "messages",
@@ -99,7 +107,6 @@ _DEFAULTS = {
     "delay": "fixed:0",
     "pattern": "all",
     "replicates": 1,
-    "designs": list(DEFAULT_DESIGNS),
     "shapes": ["avl-openhash"],
 }
 
@@ -162,42 +169,31 @@ def load_yaml(text: str, name: str) -> Any:
 
 @dataclass(frozen=True)
 class GridPoint:
-    """One workload of the grid with the designs and shapes sized on it."""
+    """One workload of the grid, its precision, and the designs and shapes sized on it.
+
+    ``trim_bits`` is the nack tracker's precision on a trim-bits point; on a tick point it is
+    the delayed tracker's ``floor(log2 tick_ms)``.
+    """
 
     grid_row: int
     block: str
-    messages: int
-    rate_per_ms: float
+    workload: Workload
     trim_bits: int
     tick_ms: int | None
-    entries_per_ledger: int
-    batch_size: int
-    delay: str
-    pattern: str
     replicate: int
     point_id: int
-    seed: int
-    designs: tuple[str, ...] = DEFAULT_DESIGNS
+    designs: tuple[str, ...]
     shapes: tuple[str, ...] = ("avl-openhash",)
     #: computed in a Spark job of its own, so its wall time is its own (scaling blocks)
     alone: bool = False
 
+    @property
+    def seed(self) -> int:
+        return self.workload.seed
+
     def bucket_run(self) -> BucketRun:
         """The single-process experiment of this point (plain index, default JVM shape)."""
-        return BucketRun(
-            messages=self.messages,
-            rate_per_ms=self.rate_per_ms,
-            trim_bits=self.trim_bits,
-            entries_per_ledger=self.entries_per_ledger,
-            delay=self.delay,
-            pattern=self.pattern,
-            batch_size=self.batch_size,
-            seed=self.seed,
-            tick_ms=self.tick_ms,
-        )
-
-    def workload(self) -> Workload:
-        return self.bucket_run().workload()
+        return BucketRun(self.workload, self.trim_bits, tick_ms=self.tick_ms)
 
     @property
     def key(self) -> str:
@@ -208,16 +204,36 @@ class GridPoint:
         return hashlib.sha256(payload.encode()).hexdigest()[:20]
 
     def label(self) -> str:
+        w = self.workload
         when = f"tick {self.tick_ms} ms" if self.tick_ms is not None else f"{self.trim_bits} bits"
         return (
-            f"{self.messages:,} msgs, {self.rate_per_ms:g}/ms, {when}, batch {self.batch_size}, "
-            f"{self.entries_per_ledger} per ledger, delay {self.delay}, {self.pattern}"
+            f"{w.messages:,} msgs, {w.rate_per_ms:g}/ms, {when}, batch {w.batch_size}, "
+            f"{w.entries_per_ledger} per ledger, delay {w.delay.text}, {w.pattern.text}"
         )
+
+    def columns(self) -> dict[str, Any]:
+        """The point as the flat columns of a result row or a grid table."""
+        w = self.workload
+        return {
+            "grid_row": self.grid_row,
+            "block": self.block,
+            "point_id": self.point_id,
+            "seed": self.seed,
+            "replicate": self.replicate,
+            "messages": w.messages,
+            "rate_per_ms": w.rate_per_ms,
+            "trim_bits": self.trim_bits,
+            "tick_ms": self.tick_ms,
+            "entries_per_ledger": w.entries_per_ledger,
+            "batch_size": w.batch_size,
+            "delay": w.delay.text,
+            "pattern": w.pattern.text,
+        }
 
 
 def workload_identity(point: GridPoint | Mapping[str, Any]) -> dict[str, Any]:
     """The parameters that define a point's message stream (what ``point_id`` hashes)."""
-    d = asdict(point) if isinstance(point, GridPoint) else dict(point)
+    d = point.columns() if isinstance(point, GridPoint) else dict(point)
     keys = [k for k in WORKLOAD_AXES if k not in ("rate_per_s", "replicates")] + ["replicate"]
     return {k: d[k] for k in keys}
 
@@ -238,7 +254,7 @@ class Grid:
 
     @property
     def messages(self) -> int:
-        return sum(p.messages for p in self.points)
+        return sum(p.workload.messages for p in self.points)
 
     def to_pandas(self):  # -> pandas.DataFrame
         """One row per point, with its seed (the grid as a table)."""
@@ -246,9 +262,10 @@ class Grid:
 
         rows = []
         for p in self.points:
-            row = asdict(p)
+            row = p.columns()
             row["designs"] = ",".join(p.designs)
             row["shapes"] = ",".join(p.shapes)
+            row["alone"] = p.alone
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -320,7 +337,7 @@ def _check_axis(key: str, value: object, base: Path | None) -> object:
         PatternSpec.parse(text)
         return text
     if key == "designs":
-        return check_choice("design", value, DESIGNS)
+        return CATALOG.check(value, DESIGNS)
     if key == "shapes":
         return check_choice("JVM shape", value, SHAPES)
     raise AssertionError(key)
@@ -400,22 +417,34 @@ def _expand_block(
             yield {**point, "replicate": replicate}
 
 
-def _check_pair_map_point(where: _Where, mapping: Mapping, point: Mapping[str, Any]) -> None:
-    """``pair-hash-map`` sizes the negative-ack tracker (trim_bits points), whose one-section
-    table Java cannot grow past :data:`~trackerlab.models.pair_map_sizes.MAX_ENTRIES` keys."""
-    if point["tick_ms"] is not None:
+def _check_designs(
+    where: _Where, mapping: Mapping, designs: tuple[str, ...], point: Mapping[str, Any]
+) -> None:
+    """A nack design sizes trim-bits points, a delayed design tick points (the heap both:
+    on a trim-bits point it holds every entry). ``nack-pair-map``'s one-section table cannot
+    grow past :data:`~trackerlab.models.nack.pair_map_counts.MAX_ENTRIES` keys in Java."""
+    kind = "tick_ms" if point["tick_ms"] is not None else "trim_bits"
+    for name in designs:
+        tracker = CATALOG[name].tracker
+        if kind == "tick_ms" and tracker == NACK:
+            raise where.error(
+                mapping,
+                "designs",
+                f"{name} is the nack tracker's design: use trim_bits, not tick_ms",
+            )
+        if kind == "trim_bits" and tracker == DELAYED and name != "triple-heap":
+            raise where.error(
+                mapping,
+                "designs",
+                f"{name} is the delayed tracker's design: use tick_ms, not trim_bits",
+            )
+    entries = -(-point["messages"] // point["batch_size"])
+    if "nack-pair-map" in designs and entries > MAX_PAIR_MAP_ENTRIES:
         raise where.error(
             mapping,
             "designs",
-            "pair-hash-map is the nack tracker's map: use trim_bits, not tick_ms",
-        )
-    if point["messages"] > MAX_PAIR_MAP_ENTRIES:
-        raise where.error(
-            mapping,
-            "designs",
-            f"pair-hash-map holds at most {MAX_PAIR_MAP_ENTRIES:,} entries (one section's "
-            f"long[4 * capacity] must fit a Java array), got a point of {point['messages']:,} "
-            "messages",
+            f"nack-pair-map holds at most {MAX_PAIR_MAP_ENTRIES:,} entries (one section's "
+            f"long[4 * capacity] must fit a Java array), got a point of {entries:,} entries",
         )
 
 
@@ -449,11 +478,11 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
         if not isinstance(alone, bool):
             raise where.error(block, "alone", f"must be true or false, got {alone!r}")
         axes = {**defaults, **top, **_axes(where, block, base, ("name", "alone"))}
-        designs = tuple(dict.fromkeys(axes.pop("designs")))
+        kind = "tick_ms" if "tick_ms" in axes else "trim_bits"
+        designs = tuple(dict.fromkeys(axes.pop("designs", DEFAULT_DESIGNS[kind])))
         shapes = tuple(dict.fromkeys(axes.pop("shapes")))
         for values in _expand_block(where, block, axes, block_name):
-            if "pair-hash-map" in designs:
-                _check_pair_map_point(where, block if "designs" in block else raw, values)
+            _check_designs(where, block if "designs" in block else raw, designs, values)
             ident = json.dumps(workload_identity(values), sort_keys=True)
             if ident in seen:  # one point serving several blocks: one computation
                 j = seen[ident]
@@ -468,16 +497,27 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
                 continue
             seen[ident] = len(points)
             point_id = int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big") >> 1
+            workload = Workload(
+                messages=values["messages"],
+                rate_per_ms=values["rate_per_ms"],
+                entries_per_ledger=values["entries_per_ledger"],
+                batch_size=values["batch_size"],
+                delay=DelaySpec.parse(values["delay"]),
+                pattern=PatternSpec.parse(values["pattern"]),
+                seed=point_seed(root_seed, point_id),
+            )
             points.append(
                 GridPoint(
                     grid_row=len(points),
                     block=block_name,
+                    workload=workload,
+                    trim_bits=values["trim_bits"],
+                    tick_ms=values["tick_ms"],
+                    replicate=values["replicate"],
                     point_id=point_id,
-                    seed=point_seed(root_seed, point_id),
                     designs=designs,
                     shapes=shapes,
                     alone=alone,
-                    **values,
                 )
             )
     return Grid(name, source, description, root_seed, tuple(points), settings)
@@ -497,7 +537,7 @@ def load_grid(path: str | Path) -> Grid:
 
 
 def profiles_path() -> Path:
-    return Path(str(resources.files("trackerlab.spark").joinpath(PROFILE_FILE)))
+    return Path(__file__).resolve().parent / PROFILE_FILE
 
 
 def profile_names() -> list[str]:
@@ -509,6 +549,5 @@ def load_profile(name: str) -> Grid:
     """The grid of profile ``name`` in :data:`PROFILE_FILE` (smoke, default, large)."""
     path = profiles_path()
     raw = load_yaml(path.read_text(), str(path))
-    if name not in raw:
-        raise UsageError(f"unknown sweep profile {name!r}; choose one of: {', '.join(raw)}")
+    check_choice("sweep profile", name, list(raw))
     return parse_grid(raw[name], name, f"{path} (profile {name})", path.parent)

@@ -8,7 +8,7 @@ point runs in a notebook, from ``trackerlab sweep`` and under
 
 Defaults, each applied only where the configuration does not set it (``setIfMissing``), suit
 the project machines (2 cores, 24 GiB): see :data:`DEFAULTS`. Every setting lives here; the
-JVM launcher of ``trackerlab jvm-check`` (:mod:`trackerlab.sizing.jvm_probe`) starts its own
+JVM launcher of ``trackerlab jvm-check`` (:mod:`trackerlab.jvmcheck.probe`) starts its own
 JVM without a SparkContext and does not use them.
 
 Failures are one-line :class:`~trackerlab.errors.UsageError` messages raised before any
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from trackerlab.errors import UsageError
+from trackerlab.log4j import quiet_log4j2
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -64,34 +65,6 @@ CONNECT_TIMEOUT_S = 10.0
 EXECUTOR_WAIT_S = 120.0
 DEFAULT_APP_NAME = "trackerlab"
 _LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
-_LOG4J2 = """\
-# trackerlab: Spark's own messages at ERROR only (sweeps print their own progress)
-rootLogger.level = error
-rootLogger.appenderRef.stderr.ref = console
-appender.console.type = Console
-appender.console.name = console
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
-# the shell loggers at the root's level: no "Setting default log level" banner
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = error
-logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
-logger.gateway.level = error
-"""
-
-
-def quiet_log4j2() -> Path:
-    """A log4j2 configuration with Spark's logging at ERROR, written once to the cache."""
-    from trackerlab.sizing.jvm_probe import cache_dir
-
-    path = cache_dir() / "spark" / "log4j2-trackerlab.properties"
-    if not path.exists() or path.read_text() != _LOG4J2:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{id(path)}")
-        tmp.write_text(_LOG4J2)
-        tmp.replace(path)
-    return path
 
 
 def check_master(master: str) -> str:
@@ -216,9 +189,7 @@ def ship_package(spark: SparkSession) -> Path | None:
     import tempfile
     import zipfile
 
-    import trackerlab
-
-    root = Path(trackerlab.__file__).parent
+    root = Path(__file__).resolve().parents[1]  # the trackerlab package
     target = Path(tempfile.mkdtemp(prefix="trackerlab-")) / "trackerlab.zip"
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as z:
         for path in sorted(root.rglob("*")):

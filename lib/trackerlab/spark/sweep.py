@@ -5,7 +5,7 @@ point runs alone):
 
 1. **Tasks.** Each point's message range is cut into tasks at ledger boundaries (or, for
    ledgers longer than a task, at 2^16-entry chunk boundaries:
-   :func:`~trackerlab.models.bucket_content.plan_tasks`), so every (bucket, ledger, chunk)
+   :func:`~trackerlab.models.time_buckets.reducer.plan_tasks`), so every (bucket, ledger, chunk)
    group is whole inside one task, whatever the delays. One task per core (each task emits
    a row per bucket it touches, so fewer, longer tasks mean fewer rows to aggregate; memory
    stays bounded by the reducer's pieces), at most 2^26 messages each, largest first.
@@ -13,7 +13,7 @@ point runs alone):
    - ``engine: python`` (default): ``spark.range(tasks)`` → ``mapInPandas``, where each task
      generates its messages with :meth:`Workload.chunk` (counter-based SplitMix64: identical
      for any partitioning) in entry-aligned pieces and folds them with numpy
-     (:class:`~trackerlab.models.bucket_content.ContentReducer`: sort of packed keys, or
+     (:class:`~trackerlab.models.time_buckets.reducer.ContentReducer`: sort of packed keys, or
      none for fixed delays, whose buckets follow message order; cardinality and runs per
      chunk; bytes per bitmap);
    - ``engine: sql``: per point, ``spark.range`` over tagged message indices with the message
@@ -31,7 +31,7 @@ point runs alone):
    ``mapInPandas`` over whole batches; then per point: totals and the histogram
    "buckets holding k ledgers" (``groupBy(point, k).count()``) reach the driver, whose
    size is O(distinct k), never O(buckets).
-4. **Rows.** :func:`trackerlab.experiments.sweep_rows.design_rows` turns a point's totals
+4. **Rows.** :func:`trackerlab.spark.rows.design_rows` turns a point's totals
    into one row per design (and JVM shape), written atomically by
    :class:`~trackerlab.spark.store.SweepStore` with provenance columns.
 
@@ -57,8 +57,8 @@ import numpy as np
 import pandas as pd
 
 from trackerlab.errors import UsageError
-from trackerlab.models import bucket_content as bc
-from trackerlab.models import time_bucket_aggregates as tba
+from trackerlab.models.time_buckets import aggregates as tba
+from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.spark.grid import Grid, GridPoint
 from trackerlab.spark.store import SweepStore
 
@@ -92,8 +92,8 @@ def task_target(messages: int, parallelism: int, setting: int = 0) -> int:
 
 
 def point_tasks(point: GridPoint, target: int) -> list[tuple[int, int]]:
-    lm = point.entries_per_ledger * point.batch_size
-    return bc.plan_tasks(point.messages, lm, point.batch_size, target)
+    lm = point.workload.entries_per_ledger * point.workload.batch_size
+    return bc.plan_tasks(point.workload.messages, lm, point.workload.batch_size, target)
 
 
 def plan_waves(points: list[GridPoint], wave_messages: int) -> list[list[GridPoint]]:
@@ -103,12 +103,12 @@ def plan_waves(points: list[GridPoint], wave_messages: int) -> list[list[GridPoi
     current: list[GridPoint] = []
     total = 0
     for p in points:
-        full = total + p.messages > wave_messages or len(current) >= 256
+        full = total + p.workload.messages > wave_messages or len(current) >= 256
         if current and (full or p.alone or current[0].alone):
             waves.append(current)
             current, total = [], 0
         current.append(p)
-        total += p.messages
+        total += p.workload.messages
     if current:
         waves.append(current)
     return waves
@@ -178,9 +178,7 @@ def python_engine_frame(
                 p, lo, hi = tasks[task_id]
                 point = points[p]
                 t0 = time.perf_counter()
-                out = bc.reduce_range(
-                    point.workload(), point.trim_bits, point.tick_ms, lo, hi, piece
-                )
+                out = bc.reduce_range(point.workload, point.trim_bits, point.tick_ms, lo, hi, piece)
                 yield encode_output(p, out, int((time.perf_counter() - t0) * 1e6))
 
     return spark.range(len(tasks), numPartitions=len(tasks)).mapInPandas(run, ROW_SCHEMA)
@@ -204,14 +202,17 @@ def sql_engine_frame(
     steps = []
     frames = []
     for p, point in enumerate(points):
-        lm = point.entries_per_ledger * point.batch_size
+        lm = point.workload.entries_per_ledger * point.workload.batch_size
         step = lm * max(1, target // lm)
-        parts = -(-point.messages // step)
+        parts = -(-point.workload.messages // step)
         off = p << TAG_BITS
         df = spark.range(off, off + parts * step, 1, parts)
         df = df.select(F.col("id").alias("tag"), (F.col("id") - F.lit(off)).alias("id"))
         df = message_columns(
-            df.where(F.col("id") < point.messages), point.workload(), point.trim_bits, ("tag",)
+            df.where(F.col("id") < point.workload.messages),
+            point.workload,
+            point.trim_bits,
+            ("tag",),
         )
         frames.append(df.select("tag", "bucket", "delay_ms"))
         steps.append(step)
@@ -256,7 +257,7 @@ def sql_engine_frame(
 
 
 def _start(state: dict[str, Any], key: tuple[int, int], point: GridPoint, step: int) -> None:
-    w = point.workload()
+    w = point.workload
     lo = key[1] * step
     hi = min(lo + step, w.messages)
     state.update(
@@ -525,7 +526,7 @@ def run_wave(
     wave's wall time."""
     settings = grid.settings
     parallelism = spark.sparkContext.defaultParallelism
-    messages = sum(p.messages for p in wave)
+    messages = sum(p.workload.messages for p in wave)
     target = task_target(messages, parallelism, settings["task_messages"])
     what = f"[{wave[0].block}] {wave[0].label()}" if len(wave) == 1 else f"{len(wave)} points"
     log(f"{label}: {what}, {messages:,} messages, about {target:,} per task")
@@ -550,7 +551,7 @@ def run_sweep(
     log: Log = _stderr,
 ) -> SweepSummary:
     """Compute every point of ``grid`` not yet in ``out`` and write one file per point."""
-    from trackerlab.experiments.sweep_rows import design_rows
+    from trackerlab.spark.rows import design_rows
     from trackerlab.spark.session import get_session
 
     store = SweepStore(out)
@@ -579,7 +580,7 @@ def run_sweep(
         for w, wave in enumerate(waves, 1):
             label = f"wave {w}/{len(waves)}"
             results, wall = run_wave(spark, grid, wave, label, log)
-            wave_messages = sum(p.messages for p in wave)
+            wave_messages = sum(p.workload.messages for p in wave)
             for i, point in enumerate(wave):
                 res = results[i]
                 agg = bc.histogram_aggregates(res.totals, res.ledger_counts, res.bucket_counts)
@@ -590,7 +591,7 @@ def run_sweep(
                     "wave_wall_s": wall,
                     "wave_points": len(wave),
                     "wave_messages": wave_messages,
-                    "wall_s": wall * point.messages / wave_messages,
+                    "wall_s": wall * point.workload.messages / wave_messages,
                     "task_s": res.totals["task_us"] / 1e6,
                     "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 }

@@ -1,0 +1,11 @@
+"""Real-JVM measurement: build Java objects in a HotSpot JVM and compare them with the layout
+model of :mod:`trackerlab.sizing` (``trackerlab jvm-check``).
+
+- :mod:`~trackerlab.jvmcheck.probe`: the probe JVM (an Instrumentation agent compiled from
+  ``jvmcheck/java/*.java``, started through pyspark's launcher);
+- :mod:`~trackerlab.jvmcheck.cases`: the named cases, each a Java structure and its model.
+"""
+
+from trackerlab.jvmcheck.probe import JvmProbe, ProbeUnavailable, get_probe
+
+__all__ = ["JvmProbe", "ProbeUnavailable", "get_probe"]

@@ -1,0 +1,357 @@
+"""The real-JVM check: named cases that build a Java structure in the probe JVM and size the
+same structure with the layout model (:mod:`~trackerlab.sizing.jvm`,
+:mod:`~trackerlab.sizing.jvm_collections`, :mod:`~trackerlab.sizing.jvm_roaring`).
+
+``trackerlab jvm-check`` and ``tests/sizing/test_jvm_probe.py`` run them. A case passes when
+the model is within :data:`TOLERANCE` (2%) of the measurement; with the exact agent every case
+here matches to the byte on OpenJDK 17.
+
+Boxed keys are chosen outside the ``Long``/``Integer`` caches (-128..127) unless a case says
+otherwise: cached boxes are shared objects, which a deep size counts once.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from trackerlab.jvmcheck.probe import FASTUTIL_PACKAGE, JvmProbe
+from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing import jvm_roaring as jr
+from trackerlab.sizing.jvm import JvmLayout
+
+TOLERANCE = 0.02
+GROUPS = ("java-util", "treemap-of-treemaps", "roaring", "roaring64", "navmap", "fastutil",
+          "timebuckets")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Values:
+    """The long values a case adds, in insertion order: ``start + i * step`` or an array."""
+
+    start: int = 0
+    count: int = 0
+    step: int = 1
+    array: Callable[[], np.ndarray] | None = None
+
+    def numpy(self) -> np.ndarray:
+        if self.array is not None:
+            return np.asarray(self.array(), dtype=np.int64)
+        return self.start + np.arange(self.count, dtype=np.int64) * self.step
+
+    def java(self, probe: JvmProbe) -> Any:
+        if self.array is not None:
+            return probe.longs(self.numpy())
+        return probe.seq(self.start, self.count, self.step)
+
+
+def chunks_in_insertion_order(values: np.ndarray) -> list[jr.Chunk]:
+    """Chunks of these values (any order, repeats allowed), ordered by each high key's first
+    appearance: the order in which Java inserts the keys into a ``Roaring64Bitmap``'s ART."""
+    v = np.asarray(values, dtype=np.int64).view(np.uint64)
+    chunks = jr.chunks_of(jr.sorted_distinct(v))
+    keys = v >> np.uint64(16)
+    by_key = np.argsort(keys, kind="stable")  # first index of each key comes first
+    sorted_keys = keys[by_key]
+    first = by_key[np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]] if v.size else by_key
+    return [chunks[i] for i in np.argsort(first, kind="stable")]
+
+
+@dataclass(frozen=True)
+class ProbeCase:
+    """A Java structure built in the probe JVM and its layout-model size."""
+
+    name: str
+    group: str
+    description: str
+    build: Callable[[JvmProbe], Any]
+    model: Callable[[JvmLayout], int]
+    needs_fastutil: bool = False
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    name: str
+    model: int
+    measured: int | None
+    skipped: str | None = None
+
+    @property
+    def diff(self) -> float | None:
+        """(model - measured) / measured, or None when skipped."""
+        if self.measured is None:
+            return None
+        return (self.model - self.measured) / self.measured if self.measured else 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.diff is not None and abs(self.diff) <= TOLERANCE
+
+    @property
+    def verdict(self) -> str:
+        if self.skipped:
+            return "SKIP"
+        return "OK" if self.ok else "FAIL"
+
+
+# --------------------------------------------------------------------------- case factories
+
+
+_BITMAP_CLASSES = {
+    "roaring": "RoaringBitmap",
+    "roaring64": "Roaring64Bitmap",
+    "navmap": "Roaring64NavigableMap",
+}
+
+
+def _bitmap(
+    group: str,
+    name: str,
+    desc: str,
+    values: Values,
+    run_optimize: bool = False,
+    trim: bool = False,
+    cardinality: bool = False,
+) -> ProbeCase:
+    """A RoaringBitmap / Roaring64Bitmap / Roaring64NavigableMap built by ``add`` of ``values``
+    in order, then ``runOptimize()``, ``trim()`` or a cardinality query as asked."""
+
+    def model(layout: JvmLayout) -> int:
+        kw = {"run_optimize": run_optimize, "trim": trim, "layout": layout}
+        if group == "roaring":  # Java's (int) cast; the key order does not matter
+            return jr.roaring_bitmap_bytes(
+                jr.chunks_of(jr.sorted_distinct(values.numpy().astype(np.uint32))), **kw
+            )
+        chunks = chunks_in_insertion_order(values.numpy())
+        if group == "roaring64":
+            return jr.roaring64_bitmap_bytes(chunks, **kw)
+        return jr.roaring64_navigable_map_bytes(chunks, cardinalities_cached=cardinality, **kw)
+
+    def build(p: JvmProbe) -> Any:
+        b = p.builders
+        if group == "roaring":
+            return b.roaring(values.java(p), run_optimize, trim)
+        if group == "roaring64":
+            return b.roaring64(values.java(p), run_optimize, trim)
+        return b.navigable(values.java(p), run_optimize, cardinality)
+
+    return ProbeCase(name, group, f"{_BITMAP_CLASSES[group]}, {desc}", build, model)
+
+
+_roaring = partial(_bitmap, "roaring")
+_roaring64 = partial(_bitmap, "roaring64")
+_navmap = partial(_bitmap, "navmap")
+
+
+def _treemap_of_treemaps(k: int) -> ProbeCase:
+    def model(layout: JvmLayout) -> int:
+        long_, pair = jc.boxed_long(layout), jc.int_int_pair(layout)
+        inner = jc.tree_map(k, k * (long_ + pair), layout)
+        return jc.tree_map(1, long_ + inner, layout)
+
+    return ProbeCase(
+        f"treemap-of-treemaps-{k}",
+        "treemap-of-treemaps",
+        f"TreeMap<Long, TreeMap<Long, IntIntImmutablePair>>, 1 ledger x {k} entries (ids >= 1000)",
+        lambda p: p.builders.treeMapOfTreeMaps(p.seq(1 << 32, 1), p.seq(1000, k)),
+        model,
+    )
+
+
+_FASTUTIL_MODELS: dict[str, Callable[[int, JvmLayout], int]] = {
+    "Long2ObjectAVLTreeMap": lambda n, lay: jc.fastutil_avl_tree_map(n, layout=lay),
+    "Long2ObjectRBTreeMap": lambda n, lay: jc.fastutil_rb_tree_map(n, layout=lay),
+    "Long2LongAVLTreeMap": lambda n, lay: jc.fastutil_avl_tree_map(n, kind="Long2Long", layout=lay),
+    "Long2LongRBTreeMap": lambda n, lay: jc.fastutil_rb_tree_map(n, kind="Long2Long", layout=lay),
+    "Long2ObjectOpenHashMap": lambda n, lay: jc.fastutil_long2object_open_hash_map(
+        jc.fastutil_capacity(n), layout=lay
+    ),
+    "Long2LongOpenHashMap": lambda n, lay: jc.fastutil_long2long_open_hash_map(
+        jc.fastutil_capacity(n), layout=lay
+    ),
+}
+
+
+def _fastutil(cls: str, n: int) -> ProbeCase:
+    model = _FASTUTIL_MODELS[cls]
+    short = cls.replace("Long2Object", "l2o-").replace("Long2Long", "l2l-").replace("Map", "")
+    return ProbeCase(
+        f"fastutil-{short.lower()}-{n}",
+        "fastutil",
+        f"fastutil {cls} (Debian jar), {n} keys"
+        + (", null values" if "Object" in cls else ", long values"),
+        lambda p: p.builders.fastutilMap(FASTUTIL_PACKAGE + cls, p.seq(1000, n, 7)),
+        lambda layout: model(n, layout),
+        needs_fastutil=True,
+    )
+
+
+def _time_buckets(n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
+    def model(layout: JvmLayout) -> int:
+        entries = [jr.Chunk(0, n_entries, 1)]  # entry ids 1..n: one chunk, one run
+        bitmap = jr.roaring64_bitmap_bytes(entries, layout=layout)
+        inner = jc.fastutil_long2object_open_hash_map(
+            jc.fastutil_capacity(n_ledgers), n_ledgers * bitmap, layout
+        )
+        return jc.fastutil_avl_tree_map(n_ts, n_ts * inner, layout=layout)
+
+    def build(p: JvmProbe) -> Any:
+        return p.builders.timeBuckets(
+            FASTUTIL_PACKAGE + "Long2ObjectAVLTreeMap",
+            FASTUTIL_PACKAGE + "Long2ObjectOpenHashMap",
+            p.seq(1000, n_ts),
+            p.seq(5000, n_ledgers),
+            p.seq(1, n_entries),
+        )
+
+    return ProbeCase(
+        f"timebuckets-{n_ts}x{n_ledgers}x{n_entries}",
+        "timebuckets",
+        "PIP-393 nack / #23611 delayed tracker: Long2ObjectAVLTreeMap -> Long2ObjectOpenHashMap"
+        f" -> Roaring64Bitmap, {n_ts} ts x {n_ledgers} ledgers x {n_entries} entries",
+        build,
+        model,
+        needs_fastutil=True,
+    )
+
+
+def _java_util() -> list[ProbeCase]:
+    def tree(layout: JvmLayout) -> int:
+        return jc.tree_map(1000, 1000 * 2 * jc.boxed_long(layout), layout)
+
+    def hashed(layout: JvmLayout) -> int:
+        return jc.hash_map(1000, 1000 * 2 * jc.boxed_long(layout), layout=layout)
+
+    def bits(layout: JvmLayout) -> int:
+        words = jc.BitSetWords()
+        words.set_many(range(0, 65536, 64))
+        return jc.bit_set(words.length, layout)
+
+    return [
+        ProbeCase(
+            "java-util-treemap-1000",
+            "java-util",
+            "java.util.TreeMap<Long, Long>, 1000 keys from 2^32 (key and value boxed apart)",
+            lambda p: p.builders.treeMap(p.seq(1 << 32, 1000)),
+            tree,
+        ),
+        ProbeCase(
+            "java-util-hashmap-1000",
+            "java-util",
+            "java.util.HashMap<Long, Long>, 1000 keys from 2^32 (table 2048)",
+            lambda p: p.builders.hashMap(p.seq(1 << 32, 1000)),
+            hashed,
+        ),
+        ProbeCase(
+            "java-util-bitset-65536",
+            "java-util",
+            "java.util.BitSet(), bits 0, 64, ..., 65472 set in order (long[] doubling to 1024)",
+            lambda p: p.builders.bitSet(p.seq(0, 1024, 64)),
+            bits,
+        ),
+    ]
+
+
+def _random_keys(seed: int, n: int, bits: int) -> Callable[[], np.ndarray]:
+    def make() -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        return rng.integers(0, 1 << bits, n, dtype=np.int64)
+
+    return make
+
+
+def build_cases() -> tuple[ProbeCase, ...]:
+    """Every case, in display order. Cheap: values are generated when a case runs."""
+    k16, k32 = 1 << 16, 1 << 32
+    cases: list[ProbeCase] = [*_java_util()]
+    cases += [_treemap_of_treemaps(k) for k in (1, 100, 1000)]
+    cases += [
+        _roaring("roaring-empty", "empty", Values()),
+        _roaring("roaring-1", "1 value", Values(5, 1)),
+        _roaring("roaring-array-1000", "1000 values step 3 (array, capacity 1093)", Values(0, 1000, 3)),
+        _roaring("roaring-array-1000-trim", "1000 values step 3, trim()", Values(0, 1000, 3), trim=True),
+        _roaring("roaring-bitmap", "32768 values step 2 (bitmap container)", Values(0, 32768, 2)),
+        _roaring("roaring-run", "0..999,999 then runOptimize (16 run containers)", Values(0, 10**6), run_optimize=True),
+        _roaring("roaring-keys-100", "100 high keys x 1 value", Values(0, 100, k16)),
+        _roaring("roaring-keys-1000", "1000 high keys x 1 value", Values(0, 1000, k16)),
+        _roaring("roaring-mixed-runopt", "array + bitmap + run chunks, runOptimize", Values(
+            array=lambda: np.r_[np.arange(0, 3000, 3), k16 + np.arange(0, 20000, 3),
+                                2 * k16 + np.arange(5000)]), run_optimize=True),
+    ]  # fmt: skip
+    cases += [
+        _roaring64("roaring64-empty", "empty", Values()),
+        _roaring64("roaring64-1", "1 value", Values(5, 1)),
+        _roaring64("roaring64-array-1000", "1000 values step 3 (array)", Values(0, 1000, 3)),
+        _roaring64("roaring64-bitmap", "32768 values step 2 (bitmap container)", Values(0, 32768, 2)),
+        _roaring64("roaring64-run-1000", "1000 consecutive then runOptimize", Values(0, 1000), run_optimize=True),
+        _roaring64("roaring64-array-1000-trim", "1000 values step 3, trim()", Values(0, 1000, 3), trim=True),
+    ]  # fmt: skip
+    cases += [
+        _roaring64(f"roaring64-keys-{n}", f"{n} high keys (i << 16) x 1 value", Values(0, n, k16))
+        for n in (2, 5, 17, 49, 100, 257, 1000)
+    ]
+    cases += [
+        _roaring64("roaring64-keys-1000-ledgers", "1000 high keys (i << 32) x 1 value", Values(0, 1000, k32)),
+        _roaring64("roaring64-keys-100-sparse", "100 high keys 10^12 apart (two ART levels)", Values(0, 100, 10**12)),
+        _roaring64("roaring64-keys-random-1000", "1000 random 63-bit values, ascending",
+                   Values(array=lambda: np.sort(_random_keys(7, 1000, 63)()))),
+        _roaring64("roaring64-keys-shuffled-500", "500 random 40-bit values in random order",
+                   Values(array=_random_keys(11, 500, 40))),
+    ]  # fmt: skip
+    cases += [
+        _navmap("navmap-empty", "empty", Values()),
+        _navmap("navmap-1", "1 value", Values(5, 1)),
+        _navmap("navmap-1-cardinality", "1 value, getLongCardinality() cached", Values(5, 1), cardinality=True),
+        _navmap("navmap-array-1000", "1000 values step 3", Values(0, 1000, 3)),
+        _navmap("navmap-keys-100", "100 highs (i << 32) x 1 value", Values(0, 100, k32)),
+        _navmap("navmap-keys-1000", "1000 highs (i << 32) x 1 value", Values(0, 1000, k32)),
+        _navmap("navmap-keys-1000-runopt", "1000 highs x 1 value, runOptimize (values view)",
+                Values(0, 1000, k32), run_optimize=True),
+        _navmap("navmap-keys-100-cardinality", "100 highs x 1 value, cardinality cached",
+                Values(0, 100, k32), cardinality=True),
+    ]  # fmt: skip
+    cases += [_fastutil(cls, n) for cls in _FASTUTIL_MODELS for n in (0, 100, 1000)]
+    cases += [
+        _time_buckets(*shape) for shape in ((1, 1, 1), (1, 1000, 1), (10, 10, 100), (1, 1, 1000))
+    ]
+    return tuple(cases)
+
+
+CASES = build_cases()
+
+
+def select_cases(patterns: Sequence[str] | None) -> list[ProbeCase]:
+    """Cases whose name matches any pattern (exact name or shell glob such as ``roaring64-*``);
+    all cases when ``patterns`` is empty. Raises ValueError naming an unmatched pattern."""
+    if not patterns:
+        return list(CASES)
+    chosen = []
+    for pattern in patterns:
+        hits = [c for c in CASES if fnmatch.fnmatchcase(c.name, pattern)]
+        if not hits:
+            raise ValueError(pattern)
+        chosen += [c for c in hits if c not in chosen]
+    return [c for c in CASES if c in chosen]
+
+
+def run_case(probe: JvmProbe, case: ProbeCase, how: str = "exact") -> CaseResult:
+    """Build the case in the JVM, measure it and compute the model for the JVM's layout."""
+    model = case.model(probe.layout)
+    if case.needs_fastutil and not probe.fastutil:
+        return CaseResult(case.name, model, None, "fastutil jar not found (libfastutil-java)")
+    return CaseResult(case.name, model, probe.measure(case.build(probe), how))
+
+
+def run_cases(
+    probe: JvmProbe, cases: Sequence[ProbeCase], how: str = "exact"
+) -> tuple[list[CaseResult], float]:
+    """Run the cases; return the results and the seconds they took."""
+    t0 = time.perf_counter()
+    results = [run_case(probe, c, how) for c in cases]
+    return results, time.perf_counter() - t0

@@ -1,0 +1,147 @@
+"""Go client receiver queue: ``partitionConsumer`` flow control with auto-scaling.
+
+Follows ``apache/pulsar-client-go`` ``pulsar/consumer_partition.go`` at HEAD (``8213b20c``):
+PR #976 (``b8563cd8``, auto-scaled queue) plus PR #991 (``20291f5c``, memory limit and
+shrinking). One object per partition consumer; Go has no cross-partition cap, every
+partition consumer gets the full ``ReceiverQueueSize`` as its maximum. The rules, exactly:
+
+- ``currentQueueSize`` starts at ``initialReceiverQueueSize = 1`` (auto) or the maximum.
+- On (re)connect permits are reset to 0 and the initial Flow asks for ``currentQueueSize``
+  (auto) or ``maxQueueSize``.
+- ``MessageReceived``, per message (auto mode only): ``ForceReserveMemory(size)``,
+  ``incomingMessages += 1``, ``markScaleIfNeed``: ``hint = permits + incoming >= size``.
+- Dispatcher, per message handed to the application channel: ``availablePermits.inc()``
+  (→ ``flowIfNeed``), then (auto) ``incomingMessages -= 1``, ``ReleaseMemory``,
+  ``expectMoreIncomingMessages``: ``if CAS(hint, true, false)`` then double (capped at the
+  maximum) **only if** memory usage < 75 %, adding the delta to the permits.
+  The hint is consumed even when memory blocks the expansion.
+- ``flowIfNeed``: threshold ``max(size / 2, 1)`` (integer division); when permits reach
+  it, Flow(permits) and permits = 0.
+- ``shrinkReceiverQueueSize`` (memory trigger at 95 %): ``new = max(min(1, max), old / 2)``;
+  if smaller, set it and add the (negative) delta to the permits, delaying the next Flow.
+
+Every method is O(1). ``messages_received(k)`` is the closed form of ``k`` calls of the
+per-message rule for a frame of ``k`` non-batched messages received before the
+dispatcher runs: only the last ``markScaleIfNeed`` decides the hint, and a memory
+trigger fires at most once while usage only rises (checked against the per-message
+rule by ``tests/models/test_receiver_queue_rules.py``).
+"""
+
+from __future__ import annotations
+
+from trackerlab.models.receiver_queue.memory_limit import MemoryLimitController
+
+#: ``initialReceiverQueueSize`` (consumer_partition.go).
+INITIAL_RECEIVER_QUEUE_SIZE = 1
+#: ``receiverQueueExpansionMemThreshold``: no expansion at or above 75 % memory usage.
+EXPANSION_MEMORY_THRESHOLD = 0.75
+#: ``defaultReceiverQueueSize`` (consumer_impl.go), used when ``ReceiverQueueSize <= 0``.
+DEFAULT_RECEIVER_QUEUE_SIZE = 1000
+#: Capacity of the application channel ``messageCh`` created by ``Subscribe`` when
+#: ``ConsumerOptions.MessageChannel`` is nil (consumer_impl.go: ``make(chan ConsumerMessage, 10)``).
+MESSAGE_CHANNEL_CAPACITY = 10
+
+
+class GoPartitionConsumer:
+    """Flow-control state of one Go ``partitionConsumer``.
+
+    ``flows`` and ``size_log`` are lists shared with the simulator: a Flow is appended as
+    ``(now, partition, permits)`` and a size change as ``(now, partition, new_size)``.
+    """
+
+    __slots__ = (
+        "auto",
+        "expansions",
+        "flows",
+        "hint",
+        "incoming",
+        "max_size",
+        "memory",
+        "message_bytes",
+        "partition",
+        "permits",
+        "shrinks",
+        "size",
+        "size_log",
+    )
+
+    def __init__(
+        self,
+        partition: int,
+        max_size: int,
+        *,
+        auto: bool,
+        memory: MemoryLimitController,
+        message_bytes: int,
+        flows: list,
+        size_log: list,
+    ):
+        self.partition = partition
+        self.auto = auto
+        self.max_size = max_size
+        self.size = INITIAL_RECEIVER_QUEUE_SIZE if auto else max_size
+        self.permits = 0
+        self.incoming = 0
+        self.hint = False
+        self.memory = memory
+        self.message_bytes = message_bytes
+        self.flows = flows
+        self.size_log = size_log
+        self.expansions = 0
+        self.shrinks = 0
+        if auto:
+            memory.triggers.append(self.shrink)
+
+    def connect(self) -> int:
+        """Dispatcher on ``connectedCh``: reset permits, return the initial Flow's permits."""
+        self.permits = 0
+        return self.size if self.auto else self.max_size
+
+    def messages_received(self, k: int, now: int) -> None:
+        """``MessageReceived`` for ``k`` non-batched messages of one frame (closed form)."""
+        if self.auto:
+            self.memory.force_reserve(k * self.message_bytes, now)
+            self.incoming += k
+            self.hint = self.permits + self.incoming >= self.size
+
+    def deliver(self, now: int) -> None:
+        """Dispatcher hands one message to ``messageCh`` (``case messageCh <- nextMessage``)."""
+        self.permits += 1
+        self.flow_if_need(now)
+        if self.auto:
+            self.incoming -= 1
+            self.memory.release(self.message_bytes)
+            self.expect_more(now)
+
+    def expect_more(self, now: int) -> None:
+        """``expectMoreIncomingMessages``: consume the hint, double below 75 % memory."""
+        if self.hint:
+            self.hint = False
+            old = self.size
+            new = min(self.max_size, old * 2)
+            if self.memory.usage_percent() < EXPANSION_MEMORY_THRESHOLD and new > old:
+                self.size = new
+                self.expansions += 1
+                self.size_log.append((now, self.partition, new))
+                self.permits += new - old
+                self.flow_if_need(now)
+
+    def flow_if_need(self, now: int) -> None:
+        """``availablePermits.flowIfNeed``: Flow once permits reach ``max(size / 2, 1)``."""
+        threshold = (self.size if self.auto else self.max_size) // 2
+        if self.permits >= (threshold if threshold > 1 else 1):
+            self.flows.append((now, self.partition, self.permits))
+            self.permits = 0
+
+    def shrink(self, now: int) -> None:
+        """``shrinkReceiverQueueSize``: halve (not below ``min(1, max)``), negative permits."""
+        if not self.auto:
+            return
+        old = self.size
+        new = max(min(INITIAL_RECEIVER_QUEUE_SIZE, self.max_size), old // 2)
+        if new < old:
+            self.size = new
+            self.shrinks += 1
+            self.size_log.append((now, self.partition, new))
+            self.permits += new - old
+            self.flow_if_need(now)

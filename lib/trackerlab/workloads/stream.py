@@ -1,0 +1,224 @@
+"""Message streams as numpy chunks: publish time, ledger, entry, batch index, delay.
+
+A :class:`Workload` describes a producer (rate, ledger rollover, batching) and which
+messages a consumer nacks or delays, with what delay. :meth:`Workload.chunks` yields
+:class:`MessageChunk` objects of at most ``chunk_size`` messages, so memory stays bounded
+for 1e8+ messages. Every random value comes from :mod:`trackerlab.rng`, keyed by the
+message index, so the stream is identical for any chunk size or Spark partitioning.
+
+Conventions (PIP-393's and the TimeBucket blog's test loops):
+
+- message ``i`` is published at ``start_time_ms + floor(i / rate_per_ms)``;
+- it belongs to entry ``e = i // batch_size`` (batch index ``i % batch_size``); entry ``e``
+  is ``entryId = e % entries_per_ledger`` of ledger ``start_ledger + e // entries_per_ledger``
+  (``managedLedgerMaxEntriesPerLedger`` rollover; the time-based rollover minimum is ignored);
+- the tracked time is ``deliver_at = publish + delay`` (the nack time plus the redelivery
+  delay for negative acks; ``deliverAt`` for delayed delivery).
+
+Delays are :class:`~trackerlab.workloads.delay_spec.DelaySpec` strings. Pattern specs
+(``--pattern``): ``all``, ``fraction:F`` (each message independently), ``burst:ON:OFF`` (ON
+messages selected, OFF skipped, repeating).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+import numpy as np
+
+from trackerlab import rng
+from trackerlab.errors import UsageError
+from trackerlab.params import check_float, check_int, check_positive
+from trackerlab.workloads.delay_spec import DelaySpec
+
+PATTERN_KINDS = ("all", "fraction", "burst")
+#: Counter-based random streams of a workload seed (:mod:`trackerlab.rng`): the delay of
+#: message i, whether a ``fraction`` pattern selects it, and which mixture part it takes.
+DELAY_STREAM, SELECT_STREAM, MIX_STREAM = 1, 2, 3
+#: 2023-11-14T22:13:20Z rounded down to a multiple of 2^20 ms, so buckets of up to 2^20 ms
+#: start aligned (PIP-393's test used System.currentTimeMillis(), i.e. any alignment).
+DEFAULT_START_MS = 1_700_000_000_000 & ~((1 << 20) - 1)
+
+
+@dataclass(frozen=True)
+class PatternSpec:
+    """Which messages are nacked or delayed: all, a random fraction, or periodic bursts."""
+
+    kind: str = "all"
+    fraction: float = 1.0
+    on: int = 1
+    off: int = 0
+    #: the spec string it was parsed from (not part of equality)
+    text: str = field(default="all", compare=False)
+
+    @classmethod
+    def parse(cls, text: str) -> PatternSpec:
+        """Parse a pattern spec; UsageError naming it and the valid kinds. O(len(text))."""
+        return replace(cls._parse(text), text=text.strip())
+
+    @classmethod
+    def _parse(cls, text: str) -> PatternSpec:
+        kind, _, rest = text.strip().partition(":")
+        args = rest.split(":") if rest else []
+        if kind == "all" and not args:
+            return cls("all")
+        if kind == "fraction" and len(args) == 1:
+            return cls("fraction", fraction=check_float("--pattern fraction", args[0], 0, 1))
+        if kind == "burst" and len(args) == 2:
+            on = check_int("--pattern burst ON", args[0], 1)
+            off = check_int("--pattern burst OFF", args[1], 0)
+            return cls("burst", on=on, off=off)
+        if kind not in PATTERN_KINDS:
+            raise UsageError(
+                f"unknown nack pattern {kind!r}; choose one of: {', '.join(PATTERN_KINDS)}"
+            )
+        raise UsageError(f"malformed --pattern {text!r}; use all, fraction:F or burst:ON:OFF")
+
+    def select(self, index: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Boolean mask of the selected messages among global indices ``index``."""
+        if self.kind == "all":
+            return np.ones(index.shape, dtype=bool)
+        if self.kind == "fraction":
+            return u < self.fraction
+        return (index % (self.on + self.off)) < self.on
+
+
+@dataclass
+class MessageChunk:
+    """Selected messages of one chunk, in publish order; all arrays have the same length."""
+
+    index: np.ndarray  # int64 global message index
+    publish_ms: np.ndarray  # int64
+    ledger: np.ndarray  # int64 ledgerId
+    entry: np.ndarray  # int64 entryId
+    batch_index: np.ndarray  # int32
+    delay_ms: np.ndarray  # int64
+    generated: int = 0  # messages produced in this chunk before selection
+
+    @property
+    def deliver_at(self) -> np.ndarray:
+        """``publish + delay``: the time the tracker keys the message by."""
+        return self.publish_ms + self.delay_ms
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A producer and a consumer's nacks or delays. Rates are messages per ms (x in the seeds)."""
+
+    messages: int
+    rate_per_ms: float = 1.0
+    entries_per_ledger: int = 50_000
+    start_ledger: int = 10_000
+    batch_size: int = 1
+    delay: DelaySpec = field(default_factory=lambda: DelaySpec.parse("fixed:0"))
+    pattern: PatternSpec = field(default_factory=PatternSpec)
+    start_ms: int = DEFAULT_START_MS
+    seed: int = 0
+    chunk_size: int = 1 << 20
+
+    def __post_init__(self) -> None:
+        check_int("messages", self.messages, 0)
+        check_positive("rate", self.rate_per_ms)
+        check_int("entries per ledger", self.entries_per_ledger, 1)
+        check_int("start ledger", self.start_ledger, 0)
+        check_int("batch size", self.batch_size, 1)
+        check_int("seed", self.seed, 0)
+        check_int("chunk size", self.chunk_size, 1)
+
+    @classmethod
+    def from_options(
+        cls,
+        messages: int,
+        rate: float,
+        rate_unit: str = "ms",
+        delay: str = "fixed:0",
+        pattern: str = "all",
+        **kwargs: object,
+    ) -> Workload:
+        """Build from CLI/notebook options: ``rate`` per ``ms`` or per ``s``, spec strings."""
+        if rate_unit not in ("ms", "s"):
+            raise UsageError(f"unknown rate unit {rate_unit!r}; choose one of: ms, s")
+        rate_per_ms = check_positive(f"rate (messages per {rate_unit})", rate)
+        if rate_unit == "s":
+            rate_per_ms /= 1000.0
+        return cls(
+            messages=messages,
+            rate_per_ms=rate_per_ms,
+            delay=DelaySpec.parse(delay),
+            pattern=PatternSpec.parse(pattern),
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+    def chunk(self, start: int, stop: int) -> MessageChunk:
+        """Messages ``start .. stop - 1`` (selected only). Identical for any chunking."""
+        index = np.arange(start, stop, dtype=np.int64)
+        n = stop - start
+        if self.pattern.kind == "fraction":
+            mask = self.pattern.select(index, rng.uniforms(self.seed, SELECT_STREAM, start, n))
+        else:
+            mask = self.pattern.select(index, np.empty(0))
+        if not mask.all():
+            index = index[mask]
+        num, den = self.rate_fraction
+        publish = self.start_ms + (index * den if den != 1 else index) // num
+        entry_seq = index // self.batch_size
+        if self.delay.kind == "fixed":
+            delay = np.full(len(index), int(self.delay.params[0]), dtype=np.int64)
+        else:
+            u = rng.uniforms(self.seed, DELAY_STREAM, start, n)
+            v = rng.uniforms(self.seed, MIX_STREAM, start, n) if self.delay.kind == "mix" else None
+            delay = self.delay.sample(u, v)
+            if len(delay) != len(index):
+                delay = delay[mask]
+        return MessageChunk(
+            index=index,
+            publish_ms=publish,
+            ledger=self.start_ledger + entry_seq // self.entries_per_ledger,
+            entry=entry_seq % self.entries_per_ledger,
+            batch_index=(index % self.batch_size).astype(np.int32),
+            delay_ms=delay,
+            generated=n,
+        )
+
+    def chunks(self, start: int = 0, stop: int | None = None) -> Iterator[MessageChunk]:
+        """Yield chunks of at most ``chunk_size`` messages covering ``start .. stop - 1``."""
+        stop = self.messages if stop is None else min(stop, self.messages)
+        for lo in range(start, stop, self.chunk_size):
+            yield self.chunk(lo, min(lo + self.chunk_size, stop))
+
+    @property
+    def rate_fraction(self) -> tuple[int, int]:
+        """The rate as an exact fraction num/den of messages per ms, so that
+        ``floor(i / rate) = i * den // num`` in integers (float division drifts by 1 ms)."""
+        rate = Fraction(self.rate_per_ms).limit_denominator(1_000_000)
+        return rate.numerator, rate.denominator
+
+    @property
+    def duration_ms(self) -> float:
+        """Publishing time of the whole stream."""
+        return self.messages / self.rate_per_ms
+
+
+def last_message_per_entry(
+    workload: Workload,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(ledgerId, entryId, publish_ms, deliver_at_ms)`` per entry holding a selected message.
+
+    Messages of one entry are consecutive, and the entry keeps its last selected message: a
+    second nack overwrites a map's value, and a batch has one deliverAt. The trackers that
+    hold one key per entry (the nack maps, the heap) see exactly these. O(messages), in the
+    workload's chunks.
+    """
+    parts = [(c.ledger, c.entry, c.publish_ms, c.deliver_at) for c in workload.chunks()]
+    if not parts:
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty, empty
+    ledger, entry, publish, deliver_at = (np.concatenate(col) for col in zip(*parts, strict=True))
+    last = np.ones(len(ledger), dtype=bool)
+    last[:-1] = (ledger[1:] != ledger[:-1]) | (entry[1:] != entry[:-1])
+    return ledger[last], entry[last], publish[last], deliver_at[last]

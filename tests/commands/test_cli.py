@@ -1,0 +1,132 @@
+"""Bad input to the CLI: one line naming the bad value, exit code 2, no traceback."""
+
+import pytest
+
+from tests.conftest import FIXTURE_NOTEBOOKS, assert_one_line_error
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["report", "--profile", "nope"], ["unknown profile 'nope'", "smoke, default, large"]),
+        (["report", "--only", "nope"], ["unknown notebook 'nope'", "overview"]),
+        (["report", "-p", "include_pending=3"], ["overview.include_pending", "bool", "3"]),
+        (["report", "-p", "no_such=1"], ["no parameter 'no_such'"]),
+        (["report", "--bogus"], ["unrecognized arguments: --bogus"]),
+        (["reproduce", "--only", "N99"], ["unknown published id 'N99'", "N01..N57"]),
+        (["reproduce", "--format", "xml"], ["invalid choice: 'xml'"]),
+        (["notebooks", "--profile", "huge"], ["unknown profile 'huge'"]),
+        (["nosuchcommand"], ["invalid choice: 'nosuchcommand'"]),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(cli, args, needles):
+    assert_one_line_error(cli(*args), *needles)
+
+
+def test_unwritable_out_folder(cli, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    res = cli("report", "--profile", "smoke", "--out", str(blocker / "reports"))
+    assert_one_line_error(res, str(blocker / "reports"), "cannot write", "is not a folder")
+    res = cli("report", "--profile", "smoke", "--out", str(blocker))
+    assert_one_line_error(res, "not a folder")
+
+
+def test_wrong_type_in_fixture_profile(cli, tmp_path):
+    res = cli(
+        "report",
+        "--notebooks",
+        str(FIXTURE_NOTEBOOKS),
+        "--only",
+        "ok",
+        "-p",
+        "n=many",
+        "--out",
+        str(tmp_path / "r"),
+    )
+    assert_one_line_error(res, "ok.n must be int", "'many'")
+    assert not (tmp_path / "r").exists()  # nothing ran, nothing was written
+
+
+def test_no_command_prints_help_and_exits_2(cli):
+    res = cli()
+    assert res.returncode == 2 and "report" in res.stderr
+
+
+def test_notebooks_lists_parameters(cli):
+    res = cli("notebooks", "--notebooks", str(FIXTURE_NOTEBOOKS), "--profile", "smoke")
+    assert res.returncode == 0, res.stderr
+    assert "ok  (" in res.stdout
+    assert "    n = 3    [smoke: 4]    # how many squares" in res.stdout
+    assert "    seconds = 60" in res.stdout
+
+
+def test_python_dash_m_and_console_script_agree(cli):
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).with_name("trackerlab")
+    exe = str(script) if script.exists() else shutil.which("trackerlab")
+    assert exe, "the trackerlab console script is installed with the package"
+    direct = subprocess.run(
+        [exe, "reproduce", "--only", "N01", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    module = cli("reproduce", "--only", "N01", "--format", "csv")
+    assert direct.returncode == module.returncode == 0
+    assert direct.stdout == module.stdout
+    assert module.stdout.splitlines()[0].startswith("id,system,parameters,published")
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["size", "nope"], ["unknown design 'nope'"]),
+        (["size", "heap"], ["unknown design 'heap'; did you mean 'triple-heap'?"]),
+        (["size", "nack-buckets"], ["did you mean 'nack-time-buckets'?"]),
+        (["size", "pip195-buckets"], ["design 'pip195-buckets' cannot be used here"]),
+        (["size"], ["size needs a DESIGN"]),
+        (["size", "x", "--messages", "-5"], ["--messages must be an integer >= 0, got -5"]),
+        (["size", "x", "--trim-bits", "63"], ["--trim-bits must be an integer in 0..62, got 63"]),
+        (["size", "x", "--rate-per-ms", "0"], ["--rate-per-ms must be a number > 0"]),
+        (["size", "x", "--rate-per-ms", "fast"], ["invalid float value: 'fast'"]),
+        (["size", "x", "--layout", "tiny"], ["unknown --layout 'tiny'", "compressed"]),
+    ],
+)
+def test_size_bad_input(cli, args, needles):
+    assert_one_line_error(cli(*args), *needles)
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--entries-per-ledger", "0"], ["--entries-per-ledger must be an integer >= 1, got 0"]),
+        (["--rate-per-ms", "-2"], ["--rate-per-ms must be a number > 0, got -2"]),
+        (["--tick-ms", "0"], ["--tick-ms must be an integer >= 1, got 0"]),
+        (["--trim-bits", "-1"], ["--trim-bits must be an integer in 0..62, got -1"]),
+        (
+            ["--delay", "zipf:2"],
+            ["unknown delay distribution 'zipf'", "fixed, uniform, exponential"],
+        ),
+        (["--delay", "uniform:9"], ["malformed --delay 'uniform:9'"]),
+        (["--pattern", "sometimes"], ["unknown nack pattern 'sometimes'", "all, fraction, burst"]),
+    ],
+)
+def test_tracker_workload_bad_input(cli, args, needles):
+    assert_one_line_error(cli("size", "nack-time-buckets", "--messages", "10", *args), *needles)
+
+
+def test_size_nack_time_buckets_prints_three_columns(cli):
+    res = cli("size", "nack-time-buckets", "--messages", "100000", "--rate-per-ms", "8", "--json")
+    assert res.returncode == 0, res.stderr
+    import json
+
+    row = json.loads(res.stdout)
+    assert row["entries"] == 100_000
+    assert 1.0 < row["jvm_bytes_per_entry"] < 1.6  # x = 8, y = 10: ~1.2 B/entry
+    assert row["theory_bytes_per_entry"] == pytest.approx(1.0)  # PIP-393: 8192 / M
+    assert row["python_bytes"] > 0

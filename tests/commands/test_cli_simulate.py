@@ -1,0 +1,70 @@
+"""``trackerlab simulate receiver-queue`` and ``trackerlab bench receiver-queue``."""
+
+import csv
+
+import pytest
+
+from tests.conftest import assert_one_line_error
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--rate", "0"], ["--rate must be a number > 0", "0.0"]),
+        (["--rate", "-5"], ["--rate must be a number > 0"]),
+        (["--rate", "5", "--partitions", "0"], ["--partitions must be an integer in 1..1000"]),
+        (["--rate", "5", "--queue-size", "0"], ["--queue-size must be an integer in 1.."]),
+        (["--rate", "5", "--client", "rust"], ["unknown client 'rust'", "go, java"]),
+        (["--rate", "abc"], ["invalid float value: 'abc'"]),
+        ([], ["required: --rate"]),
+        (["--rate", "5", "--latency-ms", "-1"], ["--latency-ms must be a number > 0.02"]),
+        (["--rate", "5", "--duration-s", "0"], ["--duration-s must be a number > 0"]),
+        (["--rate", "5", "--backlog", "--producer-rate", "3"], ["exclude each other"]),
+        (["--rate", "5", "--memory-limit-bytes", "-1"], ["--memory-limit-bytes"]),
+    ],
+)
+def test_simulate_bad_input_is_one_line_exit_2(cli, args, needles):
+    assert_one_line_error(cli("simulate", "receiver-queue", *args), *needles)
+
+
+def test_simulate_without_model_and_unwritable_csv(cli, tmp_path):
+    assert_one_line_error(cli("simulate"), "choose a model: receiver-queue")
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    res = cli("simulate", "receiver-queue", "--rate", "5", "--csv", str(blocker / "a.csv"))
+    assert_one_line_error(res, "--csv: cannot write")
+    assert res.stdout == ""  # nothing ran
+
+
+def test_simulate_prints_summary_and_writes_csv(cli, tmp_path):
+    out = tmp_path / "ts" / "rq.csv"
+    res = cli(
+        "simulate", "receiver-queue", "--rate", "100", "--partitions", "3", "--client", "go",
+        "--duration-s", "5", "--csv", str(out),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    summary = dict(line.split(None, 1) for line in res.stdout.splitlines())
+    assert summary["client"] == "go" and summary["partitions"] == "3"
+    assert summary["final_sizes"] == "2,2,2" and summary["refill_latency_ms"] == "20"
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 51 and rows[-1]["t_s"] == "5.0"
+    assert {"size_0", "size_2", "total_size", "queued", "prefetch_bytes"} <= set(rows[0])
+
+
+def test_simulate_fixed_java_with_backlog(cli):
+    res = cli(
+        "simulate", "receiver-queue", "--rate", "50", "--client", "java", "--fixed",
+        "--queue-size", "10", "--backlog", "--duration-s", "2",
+    )  # fmt: skip
+    summary = dict(line.split(None, 1) for line in res.stdout.splitlines())
+    assert summary["client"] == "java (fixed)" and summary["final_total_size"] == "10"
+    assert summary["peak_queued_messages"] == "10"
+
+
+def test_bench_runs_a_short_case(cli):
+    res = cli("bench", "receiver-queue", "--duration-s", "1", "--rate", "2000")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[0].split()[:3] == ["case", "published", "consumed"]
+    assert any(line.startswith("go fixed 1000 x1") and "2,000" in line for line in lines)
+    assert_one_line_error(cli("bench", "receiver-queue", "--rate", "0"), "--rate must be")

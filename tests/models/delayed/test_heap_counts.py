@@ -1,0 +1,34 @@
+"""Heap tracker sizes from the entry count alone, against built trackers."""
+
+import numpy as np
+import pytest
+
+from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
+from trackerlab.models.delayed.heap_counts import heap_sizes, segment_lengths
+from trackerlab.models.primitives.triple_heap import MAX_SEGMENT_SIZE
+from trackerlab.sizing.python import python_real_bytes
+from trackerlab.workloads.stream import DEFAULT_START_MS
+
+
+@pytest.mark.parametrize("n", [1, 100, 50_000, 800_000])
+def test_heap_sizes_match_built_tracker(n):
+    at = DEFAULT_START_MS + 10**9 + np.arange(n)
+    tracker = InMemoryDelayedDeliveryTracker.from_arrays(
+        10_000 + np.arange(n) // 50_000,
+        np.arange(n) % 50_000,
+        at,
+        now_ms=DEFAULT_START_MS + np.arange(n) // 10,
+        tick_time_ms=1000,
+    )
+    sizes = heap_sizes(n, 1000)
+    assert sizes.jvm_heap_bytes == tracker.jvm_bytes()
+    assert sizes.jvm_direct_bytes == tracker.jvm_direct_bytes()
+    assert sizes.capacity_longs == tracker.queue.capacity_longs
+    # small int fields of the tracker (counts, timer targets) differ from the reference's
+    assert abs(sizes.python_bytes - python_real_bytes(tracker)) <= 160
+
+
+def test_segments_beyond_one_are_full():
+    assert segment_lengths(10) == [48]
+    lengths = segment_lengths(MAX_SEGMENT_SIZE // 3 + 5)  # 2M + 15 longs
+    assert lengths == [MAX_SEGMENT_SIZE] * len(lengths) and len(lengths) == 2
