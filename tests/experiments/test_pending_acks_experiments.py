@@ -33,6 +33,7 @@ def test_every_seed_002_number_is_reproduced_within_three_percent():
     for rep in results:
         assert rep.verdict == REPRODUCED, (rep.id, rep.jvm_model, rep.published)
         assert rep.tolerance == 0.03 and abs(rep.ratio - 1) <= 0.03
+        assert rep.basis == "measured JVM size"
         assert rep.python_real is not None and rep.python_real > 0
 
 

@@ -85,6 +85,16 @@ def test_model_is_byte_exact_on_this_jdk(probe):
     assert off == {}
 
 
+def test_n17_blog_structure_is_measured_as_recorded(probe):
+    """N17: the TimeBucket blog's exact structure (1e7 addLong, x=8, y=15) in a real JVM; the
+    figure the reproduction quotes is this measurement, and the layout model agrees."""
+    from trackerlab.experiments.reproduce.time_buckets import N17_REAL_JVM_BYTES
+
+    case = _case("timebuckets-blog-x8-y15", probe)
+    if probe.layout.compressed_oops:
+        assert probe.exact(case.build(probe)) == N17_REAL_JVM_BYTES == case.model(probe.layout)
+
+
 def test_fastutil_jar_presence_is_reported(probe):
     assert probe.fastutil == (fastutil_jar() is not None)
 

@@ -1,4 +1,6 @@
-"""A straightforward per-event reference for the receiver-queue simulator.
+"""A straightforward per-event reference for the legacy receiver-queue simulator (the
+benchmark baseline; the modelled harness has its own reference in
+``tests/reference/receiver_queue_harness.py``).
 
 Every message arrival, every application receive and every Go dispatcher run is its own
 heap event keyed ``(time, class, kind, partition, seq)``; network and broker events have
@@ -6,8 +8,8 @@ class 0 and the application class 1, so at equal times the network goes first. M
 of one broker read arrive as separate events at the same instant and are received one by
 one with the per-message rules (``messages_received(1)``, ``enqueue(1)``); the consumer
 side reacts after the last of them. Nothing is batched, nothing is computed in closed
-form, and the loop never stops early: it is the specification the fast engine in
-``trackerlab.models.receiver_queue.engine`` must match exactly.
+form, and the loop never stops early: it is the specification the legacy engine in
+``trackerlab.models.receiver_queue.legacy.engine`` must match exactly.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from bisect import bisect_right
 from collections import deque
 from heapq import heappop, heappush
 
-from trackerlab.models.receiver_queue.config import (
+from trackerlab.models.receiver_queue.legacy.config import (
     NS,
     ReceiverQueueConfig,
     ReceiverQueueResult,
     producer_schedule,
 )
-from trackerlab.models.receiver_queue.engine import Sampler, build_client, split_backlog
+from trackerlab.models.receiver_queue.legacy.engine import Sampler, build_client, split_backlog
 from trackerlab.models.receiver_queue.rate_limiter import SmoothBurstyLimiter
 
 FLOW, READ_DONE, WAKE, ARRIVAL, DISPATCH, BATCH_TIMEOUT, SAMPLE = range(7)

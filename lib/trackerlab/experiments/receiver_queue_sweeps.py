@@ -1,34 +1,39 @@
-"""Sweeps over the receiver-queue simulator: memory, throughput, latency sensitivity.
+"""Sweeps over the modelled harness: prefetch memory per consumer, and open-parameter
+sensitivity.
 
-Prefetch memory is what the client holds and the application has not taken yet:
-queued messages × message size (bytes, ints). The worst case of a fixed queue is
-``receiverQueueSize × maxMessageSize`` per partition consumer: PIP-74's motivation
-(PR #14494) is 1,000 × 5 MB ≈ 5 GB; with the broker's default ``maxMessageSize`` of
-5 MiB (5,242,880 B) it is 5,242,880,000 B = 4.88 GiB.
+**Prefetch memory** is what a client holds that its application has not taken: received
+messages x payload bytes. With batching the broker sends whole entries against the
+permits (which go negative), so a consumer can hold more than its queue size: after a
+Flow of ``size / 2`` permits the dispatcher reads up to ``min(permits, 100)`` *entries*,
+each up to 1000 messages (128 KiB). The question the user asks is whether the client
+stays under its ``memoryLimit`` — 64 MB by default since PIP-120 (Java, #13306, 2.10) and
+in the Go client since #991 (``defaultMemoryLimitBytes = 64 * 1024 * 1024``,
+client_impl.go:36-37 @ 20291f5c). A fixed queue's worst case is ``receiverQueueSize x
+maxMessageSize`` per partition consumer: PIP-74's 1,000 x 5 MB ≈ 5 GB.
 
-Memory sweeps use a slow application with an endless backlog (the case where a
-prefetch buffer fills), the clients' fitted latencies, and compare the auto-scaled queue
-with and without a client memory limit against the fixed queue. Every run is one
-:func:`~trackerlab.models.receiver_queue.simulator.simulate` call, O(messages).
+Every run is one :func:`~trackerlab.models.receiver_queue.simulate` call (cost
+independent of the message count).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from trackerlab.experiments.reproduce.receiver_queue import Harness, harness_for
-from trackerlab.models.receiver_queue.simulator import ReceiverQueueConfig, simulate
+from trackerlab.models.receiver_queue import HarnessConfig, simulate
 
-#: Broker default ``maxMessageSize`` (5 MiB), the "5 MB" of PIP-74's worst case.
 __all__ = [
+    "DEFAULT_MEMORY_LIMIT_BYTES",
     "MAX_MESSAGE_BYTES",
-    "latency_sweep",
     "memory_sweep",
-    "slow_consumer_config",
+    "open_parameter_sweep",
     "worst_case_prefetch_bytes",
 ]
 
+#: Broker default ``maxMessageSize`` (5 MiB), the "5 MB" of PIP-74's worst case.
 MAX_MESSAGE_BYTES = 5 * 1024 * 1024
+#: ``memoryLimit`` default: 64 MiB (Go ``defaultMemoryLimitBytes``, client_impl.go:36 @
+#: 20291f5c; Java ``ClientBuilder.memoryLimit`` default 64 MB since PIP-120, #13306).
+DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
 
 
 def worst_case_prefetch_bytes(
@@ -38,119 +43,98 @@ def worst_case_prefetch_bytes(
     return queue_size * message_bytes * partitions
 
 
-def slow_consumer_config(
-    client: str,
-    rate: float,
-    *,
-    mode: str = "auto",
-    message_bytes: int = 128,
-    memory_limit_bytes: int | None = None,
-    partitions: int = 1,
-    refill_latency_ms: float | None = None,
-    duration_s: float = 30.0,
-    harness: Harness | None = None,
-    seed: int = 0,
-) -> ReceiverQueueConfig:
-    """An application consuming at ``rate`` from an endless backlog.
-
-    ``mode``: ``auto`` (auto-scaled, max 1000) or ``fixed`` (1000, the default queue).
-    """
-    timing = (harness or harness_for(client)).timing()
-    if refill_latency_ms is not None:
-        timing["refill_latency_ms"] = refill_latency_ms
-    return ReceiverQueueConfig(
-        client=client,
-        rate=rate,
-        partitions=partitions,
-        auto_scale=mode == "auto",
-        producer_rate=None,
-        **timing,
-        message_bytes=message_bytes,
-        memory_limit_bytes=memory_limit_bytes,
-        duration_s=duration_s,
-        seed=seed,
-    )
-
-
 def memory_sweep(
     client: str,
     rates: Iterable[float],
     *,
     message_bytes: int,
-    memory_limit_bytes: int | None,
     partitions: int = 1,
+    app_rate: float | None = None,
+    memory_limit_bytes: int | None = DEFAULT_MEMORY_LIMIT_BYTES,
     duration_s: float = 30.0,
-    refill_latency_ms: float | None = None,
+    base: HarnessConfig | None = None,
 ):
-    """Per rate and mode: final size, peak and mean prefetched bytes, throughput, shrinks.
+    """Per producer rate and queue mode: peak prefetch per consumer and for the client.
 
-    Modes: ``fixed`` (1000), ``auto`` (no memory limit), ``auto+limit``
-    (``memory_limit_bytes``). Returns a pandas DataFrame; sizes in bytes.
+    Modes: ``fixed`` (1000, no auto-scaling), ``auto`` (auto-scaled, no memory limit: the
+    #976 Go client), ``auto+limit`` (auto-scaled under ``memory_limit_bytes``: Go #991,
+    Java). ``app_rate`` slows the application (msg/s; None: the perf consumer's loop).
+    Returns a pandas DataFrame; sizes in messages, memory in bytes.
     """
     import pandas as pd
 
+    base = base or HarnessConfig()
     records = []
     for rate in rates:
-        for mode, limit in (("fixed", None), ("auto", None), ("auto+limit", memory_limit_bytes)):
-            cfg = slow_consumer_config(
-                client,
-                rate,
-                mode="fixed" if mode == "fixed" else "auto",
-                message_bytes=message_bytes,
-                memory_limit_bytes=limit,
+        for mode, auto, limit in (
+            ("fixed", False, None),
+            ("auto", True, None),
+            ("auto+limit", True, memory_limit_bytes),
+        ):
+            cfg = base.with_(
+                client=client,
+                rate=rate,
                 partitions=partitions,
+                message_bytes=message_bytes,
+                auto_scale=auto,
+                memory_limit_bytes=limit,
+                app_rate=app_rate,
+                app_burst_s=1.0 if (app_rate is not None and client == "java") else 0.0,
                 duration_s=duration_s,
-                refill_latency_ms=refill_latency_ms,
             )
             res = simulate(cfg)
-            prefetch = res.samples["prefetch_bytes"]
+            budget = memory_limit_bytes or DEFAULT_MEMORY_LIMIT_BYTES
             records.append(
                 {
+                    "client": client,
                     "rate": rate,
                     "mode": mode,
-                    "final_total_size": res.final_total_size,
-                    "peak_prefetch_bytes": res.peak_prefetch_bytes,
-                    "mean_prefetch_bytes": sum(prefetch) // len(prefetch),
+                    "partitions": partitions,
+                    "message_bytes": message_bytes,
+                    "final_sizes": ",".join(map(str, res.final_sizes)),
+                    "peak_prefetched_per_consumer": max(res.peak_prefetched),
+                    "peak_prefetched_bytes_per_consumer": max(res.peak_prefetched_bytes),
+                    "peak_client_bytes": res.peak_client_bytes,
+                    "memory_limit_bytes": budget,
+                    "under_limit": res.peak_client_bytes <= budget,
                     "throughput_msg_s": res.throughput,
-                    "throughput_share": res.throughput / rate,
+                    "lag_s": res.lag_s,
                     "shrinks": res.shrinks,
+                    "messages_per_entry": res.produced / res.entries if res.entries else 0.0,
                 }
             )
     return pd.DataFrame(records)
 
 
-def latency_sweep(
-    client: str,
-    rates: Iterable[float],
-    latencies_ms: Iterable[float],
+def open_parameter_sweep(
+    rows: Iterable[tuple[str, float, int]],
+    parameter: str,
+    values: Iterable[float],
     *,
-    rate_is: str = "consumer",
-    duration_s: float = 30.0,
+    base: HarnessConfig | None = None,
+    seeds: Iterable[int] = (0,),
 ):
-    """Final queue size and throughput per (rate, refill latency), as a DataFrame.
-
-    ``rate_is="consumer"``: a rate-limited application on an endless backlog;
-    ``"producer"``: the fitted harness with the refill latency replaced.
-    """
+    """Final total queue size of each ``(id, rate, partitions)`` row as one open parameter
+    of the harness takes each of ``values`` (everything else from ``base``)."""
     import pandas as pd
 
+    base = base or HarnessConfig()
     records = []
-    for rate in rates:
-        for lat in latencies_ms:
-            if rate_is == "consumer":
-                cfg = slow_consumer_config(
-                    client, rate, refill_latency_ms=lat, duration_s=duration_s
+    for pid, rate, partitions in rows:
+        for value in values:
+            for seed in seeds:
+                cfg = base.with_(rate=rate, partitions=partitions, seed=seed, **{parameter: value})
+                res = simulate(cfg)
+                records.append(
+                    {
+                        "id": pid,
+                        "rate": rate,
+                        "partitions": partitions,
+                        "parameter": parameter,
+                        "value": value,
+                        "seed": seed,
+                        "final_total_size": res.final_total_size,
+                        "final_sizes": ",".join(map(str, res.final_sizes)),
+                    }
                 )
-            else:
-                h = harness_for(client)
-                cfg = h.config(client, rate, 1).with_(refill_latency_ms=lat, duration_s=duration_s)
-            res = simulate(cfg)
-            records.append(
-                {
-                    "rate": rate,
-                    "refill_latency_ms": lat,
-                    "final_total_size": res.final_total_size,
-                    "throughput_msg_s": res.throughput,
-                }
-            )
     return pd.DataFrame(records)

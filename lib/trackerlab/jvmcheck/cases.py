@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from trackerlab.jvmcheck.probe import FASTUTIL_PACKAGE, JvmProbe
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import JvmLayout
+from trackerlab.workloads.stream import DEFAULT_START_MS
 
 TOLERANCE = 0.02
 GROUPS = ("java-util", "treemap-of-treemaps", "roaring", "roaring64", "navmap", "fastutil",
@@ -221,6 +223,88 @@ def _time_buckets(n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
     )
 
 
+def blog_time_buckets_bytes(
+    per_ms: int,
+    trim_bits: int,
+    count: int,
+    per_ledger: int,
+    start_ms: int,
+    layout: JvmLayout,
+) -> int:
+    """JVM bytes of the TimeBucket blog's ``Long2ObjectAVLTreeMap<Long2ObjectAVLTreeMap<
+    Roaring64Bitmap>>`` after ``count`` in-order ``addLong`` calls (see ``Probe.blogTimeBuckets``).
+
+    Message ``i`` has timestamp ``start_ms + i // per_ms`` (low ``trim_bits`` cleared) and
+    entry ``i % per_ledger`` of ledger ``i // per_ledger``. Buckets and ledgers both change
+    at computable message indexes, so every (bucket, ledger) bitmap holds one run of
+    consecutive entry ids: one chunk per bitmap when ``per_ledger <= 2^16``. O(buckets +
+    ledgers), no per-message work.
+    """
+    if per_ledger > 1 << 16:
+        raise ValueError("per_ledger must be at most 65536 (one chunk per bitmap)")
+    step = 1 << trim_bits
+    first_bucket = start_ms // step * step
+    cuts = {0, count}
+    # bucket m starts when start_ms + i // per_ms reaches m * step
+    m = first_bucket + step
+    while (i := (m - start_ms) * per_ms) < count:
+        cuts.add(i)
+        m += step
+    cuts.update(range(per_ledger, count, per_ledger))
+    edges = sorted(cuts)
+    bitmap_cache: dict[int, int] = {}
+    inner_payload = 0
+    inner_ledgers = 0
+    outer_payload = 0
+    buckets = 0
+    current = None
+    for lo, hi in pairwise(edges):
+        bucket = (start_ms + lo // per_ms) & ~(step - 1)
+        if bucket != current:
+            if current is not None:
+                outer_payload += jc.fastutil_avl_tree_map(
+                    inner_ledgers, inner_payload, layout=layout
+                )
+                buckets += 1
+            current, inner_payload, inner_ledgers = bucket, 0, 0
+        card = hi - lo
+        if card not in bitmap_cache:
+            bitmap_cache[card] = jr.roaring64_bitmap_bytes([jr.Chunk(0, card, 1)], layout=layout)
+        inner_payload += bitmap_cache[card]
+        inner_ledgers += 1
+    outer_payload += jc.fastutil_avl_tree_map(inner_ledgers, inner_payload, layout=layout)
+    buckets += 1
+    return jc.fastutil_avl_tree_map(buckets, outer_payload, layout=layout)
+
+
+def _blog_time_buckets(per_ms: int, trim_bits: int, count: int = 10_000_000) -> ProbeCase:
+    """The TimeBucket blog's measured structure at x = ``per_ms``, y = ``trim_bits`` (N14-N17)."""
+    per_ledger, first_ledger = 50_000, 10_000
+
+    def build(p: JvmProbe) -> Any:
+        return p.builders.blogTimeBuckets(
+            FASTUTIL_PACKAGE + "Long2ObjectAVLTreeMap",
+            DEFAULT_START_MS,
+            count,
+            per_ms,
+            trim_bits,
+            per_ledger,
+            first_ledger,
+        )
+
+    return ProbeCase(
+        f"timebuckets-blog-x{per_ms}-y{trim_bits}",
+        "timebuckets",
+        "TimeBucket blog (seed 001): Long2ObjectAVLTreeMap<Long2ObjectAVLTreeMap<Roaring64Bitmap>>"
+        f", {count:,} addLong at x={per_ms} msg/ms, y={trim_bits} bits, 50,000 entries/ledger",
+        build,
+        lambda layout: blog_time_buckets_bytes(
+            per_ms, trim_bits, count, per_ledger, DEFAULT_START_MS, layout
+        ),
+        needs_fastutil=True,
+    )
+
+
 def _java_util() -> list[ProbeCase]:
     def tree(layout: JvmLayout) -> int:
         return jc.tree_map(1000, 1000 * 2 * jc.boxed_long(layout), layout)
@@ -320,6 +404,7 @@ def build_cases() -> tuple[ProbeCase, ...]:
     cases += [
         _time_buckets(*shape) for shape in ((1, 1, 1), (1, 1000, 1), (10, 10, 100), (1, 1, 1000))
     ]
+    cases += [_blog_time_buckets(8, 15)]  # N17: the seed's jmap figure, measured here
     return tuple(cases)
 
 

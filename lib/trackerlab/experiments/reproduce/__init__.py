@@ -10,10 +10,14 @@ on the terminal can never disagree.
 from trackerlab.experiments.reproduce import heaps, pending_acks, receiver_queue, time_buckets
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.experiments.reproduce.registry import (
+    BY_CONSTRUCTION,
+    CATEGORIES,
     DEVIATES,
     EXPLAINED,
     PENDING,
     REPRODUCED,
+    SEED_WRONG,
+    TOLERANCES,
     Reproduction,
     as_rows,
     format_results,
@@ -27,6 +31,8 @@ REPRODUCERS = (time_buckets, heaps, pending_acks, receiver_queue)
 
 __all__ = [
     "BLOG",
+    "BY_CONSTRUCTION",
+    "CATEGORIES",
     "DEVIATES",
     "EXPLAINED",
     "PENDING",
@@ -34,6 +40,8 @@ __all__ = [
     "PIP_X500",
     "REPRODUCED",
     "REPRODUCERS",
+    "SEED_WRONG",
+    "TOLERANCES",
     "PublishedNumber",
     "Reproduction",
     "as_rows",

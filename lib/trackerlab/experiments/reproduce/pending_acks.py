@@ -33,8 +33,6 @@ from trackerlab.experiments.reproduce.registry import Reproduction, reproduces
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.python import python_real_bytes
 
-TOLERANCE = 0.03
-
 
 @dataclass(frozen=True)
 class CompactHeaders(JvmLayout):
@@ -66,7 +64,6 @@ def _case(row: PublishedNumber, layout: str, entries: int, ledgers: int, **kw) -
         row.unit,
         jvm_model=model.jvm_bytes() / unit,
         python_real=_python_bytes(layout, entries, ledgers) / unit,
-        tolerance=TOLERANCE,
         **kw,
     )
 
@@ -135,7 +132,6 @@ def _retention(row: PublishedNumber, layout: str, point: str, explanation: str) 
         row.unit,
         jvm_model=sizes["jvm_bytes"] / unit,
         python_real=sizes["python_bytes"] / unit,
-        tolerance=TOLERANCE,
         explanation=explanation,
     )
 

@@ -136,6 +136,46 @@ public final class Probe {
   }
 
   /**
+   * The TimeBucket blog's test (seed 001): {@code Long2ObjectSortedMap<Long2ObjectSortedMap<
+   * Roaring64Bitmap>> map = new Long2ObjectAVLTreeMap<>()}, message i at timestamp {@code
+   * startMs + i / perMs} with the low {@code trimBits} bits cleared, in ledger {@code firstLedger
+   * + i / perLedger} at entry {@code i % perLedger}, added in order with {@code addLong}. The
+   * current bucket and bitmap are kept between messages, so fastutil is called by reflection
+   * only when the bucket or the ledger changes.
+   */
+  public static Object blogTimeBuckets(
+      String mapClass, long startMs, int count, int perMs, int trimBits, int perLedger,
+      long firstLedger)
+      throws ReflectiveOperationException {
+    Class<?> c = Class.forName(mapClass);
+    Constructor<?> newMap = c.getConstructor();
+    Method put = c.getMethod("put", long.class, Object.class);
+    Object outer = newMap.newInstance();
+    long mask = ~((1L << trimBits) - 1);
+    long bucket = Long.MIN_VALUE;
+    long ledger = Long.MIN_VALUE;
+    Object inner = null;
+    Roaring64Bitmap bm = null;
+    for (int i = 0; i < count; i++) {
+      long ts = (startMs + i / perMs) & mask;
+      long l = firstLedger + i / perLedger;
+      if (ts != bucket) {
+        bucket = ts;
+        inner = newMap.newInstance();
+        put.invoke(outer, ts, inner);
+        ledger = Long.MIN_VALUE;
+      }
+      if (l != ledger) {
+        ledger = l;
+        bm = new Roaring64Bitmap();
+        put.invoke(inner, l, bm);
+      }
+      bm.addLong(i % perLedger);
+    }
+    return outer;
+  }
+
+  /**
    * PIP-393 NegativeAcksTracker / #23611 InMemoryDelayedDeliveryTracker layout:
    * outer (Long2ObjectAVLTreeMap) timestamp -> inner (Long2ObjectOpenHashMap) ledger ->
    * Roaring64Bitmap of entries; every timestamp holds every ledger with every entry.

@@ -1,11 +1,12 @@
 """The consumer's auto-scaled receiver queue (PIP-74): Go and Java client rules, the
-harness around them, and a discrete-event simulator."""
+``pulsar-perf`` harness around them modelled from the code, and its event simulator."""
 
-from trackerlab.models.receiver_queue.config import (
+from trackerlab.models.receiver_queue.harness import (
     CLIENTS,
-    ReceiverQueueConfig,
-    ReceiverQueueResult,
+    OPEN_PARAMETERS,
+    HarnessConfig,
+    HarnessResult,
 )
 from trackerlab.models.receiver_queue.simulator import simulate
 
-__all__ = ["CLIENTS", "ReceiverQueueConfig", "ReceiverQueueResult", "simulate"]
+__all__ = ["CLIENTS", "OPEN_PARAMETERS", "HarnessConfig", "HarnessResult", "simulate"]

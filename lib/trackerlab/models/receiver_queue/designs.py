@@ -3,7 +3,7 @@
 A receiver queue holds prefetched messages, not an index: its memory is the prefetched
 messages' bytes, bounded by the client's ``memoryLimit``. Both entries run the same event
 simulation (:func:`~trackerlab.models.receiver_queue.simulator.simulate`) with the client's
-rules (``ReceiverQueueConfig.client``).
+rules (``HarnessConfig.client``), under the modelled ``pulsar-perf`` harness.
 """
 
 from __future__ import annotations

@@ -1,15 +1,19 @@
 """Go client receiver queue: ``partitionConsumer`` flow control with auto-scaling.
 
-Follows ``apache/pulsar-client-go`` ``pulsar/consumer_partition.go`` at HEAD (``8213b20c``):
-PR #976 (``b8563cd8``, auto-scaled queue) plus PR #991 (``20291f5c``, memory limit and
-shrinking). One object per partition consumer; Go has no cross-partition cap, every
+Follows ``apache/pulsar-client-go`` ``pulsar/consumer_partition.go``: PR #976
+(``b8563cd8``, auto-scaled queue; line numbers below are at that commit) plus PR #991
+(``20291f5c``, memory limit and shrinking), unchanged in these rules at HEAD (``8213b20c``)
+except where noted. One object per partition consumer; Go has no cross-partition cap, every
 partition consumer gets the full ``ReceiverQueueSize`` as its maximum. The rules, exactly:
 
 - ``currentQueueSize`` starts at ``initialReceiverQueueSize = 1`` (auto) or the maximum.
 - On (re)connect permits are reset to 0 and the initial Flow asks for ``currentQueueSize``
   (auto) or ``maxQueueSize``.
-- ``MessageReceived``, per message (auto mode only): ``ForceReserveMemory(size)``,
-  ``incomingMessages += 1``, ``markScaleIfNeed``: ``hint = permits + incoming >= size``.
+- ``MessageReceived`` (auto mode only): at #976 and #991, **once per batch entry**:
+  ``incomingMessages += len(messages)`` then one ``markScaleIfNeed``:
+  ``hint = permits + incoming >= size`` (b8563cd8 :1113-1116, :1745-1749; 20291f5c
+  :1126-1127 reserves the entry's bytes first). Per message only since #1283 (06f26935,
+  2024-10); with no delivery in between both give the same hint.
 - Dispatcher, per message handed to the application channel: ``availablePermits.inc()``
   (→ ``flowIfNeed``), then (auto) ``incomingMessages -= 1``, ``ReleaseMemory``,
   ``expectMoreIncomingMessages``: ``if CAS(hint, true, false)`` then double (capped at the
@@ -20,25 +24,29 @@ partition consumer gets the full ``ReceiverQueueSize`` as its maximum. The rules
 - ``shrinkReceiverQueueSize`` (memory trigger at 95 %): ``new = max(min(1, max), old / 2)``;
   if smaller, set it and add the (negative) delta to the permits, delaying the next Flow.
 
-Every method is O(1). ``messages_received(k)`` is the closed form of ``k`` calls of the
-per-message rule for a frame of ``k`` non-batched messages received before the
-dispatcher runs: only the last ``markScaleIfNeed`` decides the hint, and a memory
-trigger fires at most once while usage only rises (checked against the per-message
-rule by ``tests/models/test_receiver_queue_rules.py``).
+Every method is O(1). ``messages_received(k)`` is #976's rule for an entry of ``k``
+messages, and the closed form of ``k`` per-message calls (HEAD) with no delivery in
+between: only the last ``markScaleIfNeed`` decides the hint, and a memory trigger fires
+at most once while usage only rises. ``deliver_many(k)`` is ``k`` deliveries while the
+hint is clear and no Flow falls before the last (the harness engine's runs); both are
+checked against the per-message rules in ``tests/models/receiver_queue/``.
 """
 
 from __future__ import annotations
 
 from trackerlab.models.receiver_queue.memory_limit import MemoryLimitController
 
-#: ``initialReceiverQueueSize`` (consumer_partition.go).
+#: ``initialReceiverQueueSize`` (consumer_partition.go:80 @ b8563cd8).
 INITIAL_RECEIVER_QUEUE_SIZE = 1
-#: ``receiverQueueExpansionMemThreshold``: no expansion at or above 75 % memory usage.
+#: ``receiverQueueExpansionMemThreshold``: no expansion at or above 75 % memory usage
+#: (consumer_partition.go:81 @ 20291f5c, #991).
 EXPANSION_MEMORY_THRESHOLD = 0.75
-#: ``defaultReceiverQueueSize`` (consumer_impl.go), used when ``ReceiverQueueSize <= 0``.
+#: ``defaultReceiverQueueSize`` (reader_impl.go:32 @ b8563cd8), used when
+#: ``ReceiverQueueSize <= 0`` (consumer_impl.go:79-80).
 DEFAULT_RECEIVER_QUEUE_SIZE = 1000
 #: Capacity of the application channel ``messageCh`` created by ``Subscribe`` when
-#: ``ConsumerOptions.MessageChannel`` is nil (consumer_impl.go: ``make(chan ConsumerMessage, 10)``).
+#: ``ConsumerOptions.MessageChannel`` is nil (consumer_impl.go:110-113 @ b8563cd8). The harness
+#: folds it into the application's per-message time (the dispatcher runs at most 10 ahead).
 MESSAGE_CHANNEL_CAPACITY = 10
 
 
@@ -112,6 +120,20 @@ class GoPartitionConsumer:
             self.incoming -= 1
             self.memory.release(self.message_bytes)
             self.expect_more(now)
+
+    def deliver_many(self, k: int, now: int) -> None:
+        """``k`` deliveries in closed form: valid while the hint is clear and at most the
+        last of them reaches the Flow threshold (the engine splits runs there). O(1)."""
+        self.permits += k
+        if self.auto:
+            self.incoming -= k
+            self.memory.release(k * self.message_bytes)
+        self.flow_if_need(now)
+
+    def to_flow(self) -> int:
+        """Deliveries until the next Flow (``max(size / 2, 1) - permits``, at least 1)."""
+        threshold = (self.size if self.auto else self.max_size) // 2
+        return max(1, (threshold if threshold > 1 else 1) - self.permits)
 
     def expect_more(self, now: int) -> None:
         """``expectMoreIncomingMessages``: consume the hint, double below 75 % memory."""

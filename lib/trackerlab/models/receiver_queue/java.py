@@ -38,13 +38,17 @@ from collections import deque
 
 from trackerlab.models.receiver_queue.memory_limit import MemoryLimitController
 
-#: ``ConsumerBase.INITIAL_RECEIVER_QUEUE_SIZE``.
+# apache/pulsar pulsar-client/src/main/java/org/apache/pulsar/client/impl/*.java, read in
+# stored versions (the repository is too large to fetch, so no line numbers): constants by
+# name, the PR that introduced them (#14494, 2.11) and the stored file.
+#: ``ConsumerBase.INITIAL_RECEIVER_QUEUE_SIZE`` (#14494).
 INITIAL_RECEIVER_QUEUE_SIZE = 1
-#: ``ConsumerBase.MEMORY_THRESHOLD_FOR_RECEIVER_QUEUE_SIZE_EXPANSION``.
+#: ``ConsumerBase.MEMORY_THRESHOLD_FOR_RECEIVER_QUEUE_SIZE_EXPANSION`` (#14494).
 EXPANSION_MEMORY_THRESHOLD = 0.75
 #: ``ConsumerConfigurationData.maxTotalReceiverQueueSizeAcrossPartitions`` default.
 DEFAULT_MAX_TOTAL_RECEIVER_QUEUE_SIZE_ACROSS_PARTITIONS = 50000
-#: ``BatchReceivePolicy.DEFAULT_POLICY``: maxNumMessages -1, maxNumBytes 10 MiB, 100 ms.
+#: ``BatchReceivePolicy.DEFAULT_POLICY = new BatchReceivePolicy(-1, 10 * 1024 * 1024, 100,
+#: TimeUnit.MILLISECONDS)`` (pulsar-client-api BatchReceivePolicy.java, stored version).
 DEFAULT_BATCH_MAX_BYTES = 10 * 1024 * 1024
 DEFAULT_BATCH_TIMEOUT_MS = 100.0
 
@@ -193,6 +197,31 @@ class JavaConsumer(_QueueBase):
         self.increase_available_permits(1, now)
         return self.partition
 
+    def take_many(self, k: int, now: int) -> None:
+        """``k`` dequeues at one instant: ``messageProcessed`` each, so one Flow per
+        ``size / 2`` permits (O(flows))."""
+        self.incoming -= k
+        self.memory.release(k * self.message_bytes)
+        threshold = self.size // 2
+        if threshold <= 0:  # size 1: every permit is flushed at once
+            if self.permits < 0:  # negative permits (after a shrink) absorb returns first
+                absorbed = min(k, -self.permits)
+                self.permits += absorbed
+                k -= absorbed
+            self.flows.extend((now, self.partition, 1) for _ in range(k))
+            if k:
+                self.permits = 0
+            return
+        permits = self.permits + k
+        while permits >= threshold:
+            self.flows.append((now, self.partition, threshold))
+            permits -= threshold
+        self.permits = permits
+
+    def to_flow(self) -> int:
+        """Dequeues until the next Flow (at least 1)."""
+        return max(1, self.size // 2 - self.permits)
+
     def complete_pending(self, now: int) -> None:
         """A message completes a pending ``receiveAsync`` without being enqueued."""
         self.pending = False
@@ -217,7 +246,38 @@ class JavaConsumer(_QueueBase):
         self.increase_available_permits(new - old, now)
 
 
-class JavaMultiTopicsConsumer(_QueueBase):
+class _ParentQueue(_QueueBase):
+    """What every ``MultiTopicsConsumerImpl`` model shares: its minimum size and resizing.
+
+    Subclasses keep ``children`` and define ``resume_if_needed``.
+    """
+
+    __slots__ = ()
+
+    def min_size(self) -> int:
+        """``MultiTopicsConsumerImpl.minReceiverQueueSize``: at least one per partition."""
+        size = min(INITIAL_RECEIVER_QUEUE_SIZE, self.max_size)
+        if self.batch_max > 0:
+            size = max(size, self.batch_max)
+        return max(size, len(self.children))
+
+    def set_size(self, new: int, now: int, shrinking: bool = False) -> None:
+        """``setCurrentReceiverQueueSize``: new size, then resume paused children.
+
+        A shrink (run from the memory trigger, possibly in the middle of a drain) leaves
+        resumption to the next dequeue; a smaller size can only delay it.
+        """
+        if new != self.size:
+            self.size_log.append((now, -1, new))
+        self.size = new
+        if not shrinking:
+            self.resume_if_needed(now)
+
+    def resume_if_needed(self, now: int) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class JavaMultiTopicsConsumer(_ParentQueue):
     """The parent ``MultiTopicsConsumerImpl`` of a partitioned topic and its children.
 
     The parent's own queue has partition ``-1`` in ``size_log``. ``pump`` is
@@ -251,24 +311,6 @@ class JavaMultiTopicsConsumer(_QueueBase):
             message_bytes=message_bytes,
             size_log=size_log,
         )
-
-    def min_size(self) -> int:
-        size = min(INITIAL_RECEIVER_QUEUE_SIZE, self.max_size)
-        if self.batch_max > 0:
-            size = max(size, self.batch_max)
-        return max(size, len(self.children))
-
-    def set_size(self, new: int, now: int, shrinking: bool = False) -> None:
-        """``setCurrentReceiverQueueSize``: new size, then resume paused children.
-
-        A shrink (run from the memory trigger, possibly in the middle of a pump) leaves
-        resumption to the next dequeue; a smaller size can only delay it.
-        """
-        if new != self.size:
-            self.size_log.append((now, -1, new))
-        self.size = new
-        if not shrinking:
-            self.resume_if_needed(now)
 
     def take(self, now: int) -> int:
         """The application dequeues one message from the parent queue; returns its partition."""

@@ -14,9 +14,10 @@ import math
 from collections.abc import Callable
 
 #: Usage fraction at which triggers (queue shrinking) run (Go ``defaultMemoryLimitTriggerThreshold``,
-#: Java ``THRESHOLD_FOR_CONSUMER_RECEIVER_QUEUE_SIZE_SHRINKING``).
+#: client_impl.go:37 @ 20291f5c; Java ``PulsarClientImpl.THRESHOLD_FOR_CONSUMER_RECEIVER_QUEUE_SIZE_SHRINKING``).
 SHRINK_TRIGGER_THRESHOLD = 0.95
-#: Default client memory limit of the Go client (``defaultMemoryLimitBytes``, 64 MiB).
+#: Default client memory limit of the Go client (``defaultMemoryLimitBytes``, 64 MiB,
+#: client_impl.go:36 @ 20291f5c; Java's ``memoryLimit`` is 64 MB since PIP-120, #13306).
 DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024
 
 

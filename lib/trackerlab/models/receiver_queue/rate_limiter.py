@@ -39,3 +39,34 @@ class SmoothBurstyLimiter:
         self.stored -= spend
         self.next_free = next_free + need - spend
         return next_free
+
+    def _resync(self, start: int) -> tuple[int, int]:
+        """``(base, stored)`` after Guava's ``resync`` at ``start`` (not committed)."""
+        if start > self.next_free:
+            stored = self.stored + start - self.next_free
+            return start, stored if stored < self.max_stored else self.max_stored
+        return self.next_free, self.stored
+
+    def takes_before(self, start: int, limit: int) -> int:
+        """Takes of a back-to-back run from ``start`` (take, ``acquire``, take, ...) that
+        happen strictly before ``limit``; at least 1 when ``start < limit``. O(1).
+
+        After the resync, the ``j``-th ``acquire`` of the run returns
+        ``base + max(0, j * interval - stored)``.
+        """
+        if start >= limit:
+            return 0
+        base, stored = self._resync(start)
+        if base >= limit:
+            return 1
+        return 1 + -(-(limit - base + stored) // self.interval)
+
+    def run(self, start: int, count: int) -> tuple[int, int]:
+        """Commit ``count`` takes from ``start``: return (last take, next take time). O(1)."""
+        base, stored = self._resync(start)
+        need = count * self.interval
+        spend = need if need < stored else stored
+        self.stored = stored - spend
+        self.next_free = base + need - spend
+        last = start if count == 1 else base + max(0, (count - 2) * self.interval - stored)
+        return last, base + max(0, (count - 1) * self.interval - stored)

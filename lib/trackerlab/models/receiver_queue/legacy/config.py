@@ -1,4 +1,4 @@
-"""One receiver-queue simulation's configuration and result (PIP-74 auto-scaled queue).
+"""The legacy simulator's configuration and result (kept for the benchmark baseline).
 
 The chain, per partition: producer → broker (permits, Flow requests, reads of up to
 ``dispatcherMaxReadBatchSize`` entries taking ``dispatch_ms``) → network (one way =
@@ -10,7 +10,7 @@ client to the first refilled message arriving when the broker has a backlog.
 Client rules: :mod:`trackerlab.models.receiver_queue.go` (Go ``partitionConsumer``, #976 and
 #991) and :mod:`trackerlab.models.receiver_queue.java` (``ConsumerImpl`` /
 ``MultiTopicsConsumerImpl``, PIP-74 #14494); ``auto_scale=False`` gives the fixed-size
-baseline. The event loop is :mod:`trackerlab.models.receiver_queue.engine`.
+baseline. The event loop is :mod:`trackerlab.models.receiver_queue.legacy.engine`.
 
 Harness choices the code does not dictate are fields of :class:`ReceiverQueueConfig`:
 the producer (``producer_rate``, paced or Poisson, ``initial_backlog``), the refill latency,

@@ -1,4 +1,4 @@
-"""Event loop of the receiver-queue simulator: coarse events in a heap, a lean per-message loop.
+"""Event loop of the legacy simulator (kept for the benchmark): coarse events in a heap, a per-message loop.
 
 Coarse events (a heap keyed by ``(time, kind, partition, seq)``) are the broker's Flow
 arrivals, dispatcher wake-ups (end of a read, or a new publish), the arrival of a read's
@@ -10,7 +10,7 @@ the client ends the loop so that the broker sees it in time order. The arrival o
 dispatcher or the Java application runs). At equal times coarse events go first, in
 ``kind`` order, then the application.
 
-Semantics are pinned by ``tests/models/reference_receiver_queue.py``, a per-event
+Semantics are pinned by ``tests/reference/receiver_queue.py``, a per-event
 simulator (every message, delivery and receive is a heap event) that must give identical
 results on random small cases (the reference also keeps an explicit read-completion
 event, which the engine folds into the dispatcher's next wake-up). Cost: O(messages)
@@ -26,9 +26,13 @@ from collections import deque
 from heapq import heappop, heappush
 from itertools import count
 
-from trackerlab.models.receiver_queue.config import NS, ReceiverQueueConfig, ReceiverQueueResult
 from trackerlab.models.receiver_queue.go import GoPartitionConsumer
 from trackerlab.models.receiver_queue.java import JavaConsumer, JavaMultiTopicsConsumer
+from trackerlab.models.receiver_queue.legacy.config import (
+    NS,
+    ReceiverQueueConfig,
+    ReceiverQueueResult,
+)
 from trackerlab.models.receiver_queue.memory_limit import MemoryLimitController
 from trackerlab.models.receiver_queue.rate_limiter import SmoothBurstyLimiter
 
