@@ -82,6 +82,8 @@ class Reproduction:
     explanation: str = ""
     published_value: float | None = None  # a formula row (8192/M) evaluated at a point
     range_ratios: tuple[float, ...] | None = None
+    #: a note shared by several rows (a fit and its scores), printed once under the table
+    context: str = ""
     system: str = ""
     quantity: str = ""
     parameters: str = ""
@@ -151,7 +153,7 @@ def judge(rep: Reproduction) -> Reproduction:
         if rep.basis == FORMULA and rep.range_ratios:
             got = f"model/formula {min(rep.range_ratios):.3f}..{max(rep.range_ratios):.3f}"
         else:
-            got = f"model/published {rep.ratio:.4g}" if rep.ratio is not None else "no ratio"
+            got = f"model/published {rep.ratio:.4f}" if rep.ratio is not None else "no ratio"
         rep.why = f"{got}, {where} the {rep.basis} tolerance ±{rep.tolerance:.0%}"
     return rep
 
@@ -208,6 +210,7 @@ COLUMNS = (
     "category",
     "why",
     "explanation",
+    "context",
 )
 
 
@@ -234,7 +237,9 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
         writer.writeheader()
         writer.writerows(rows)
         return buf.getvalue().rstrip("\n")
-    shown = [c for c in COLUMNS if c not in ("parameters", "explanation", "why", "tolerance")]
+    shown = [
+        c for c in COLUMNS if c not in ("parameters", "explanation", "why", "tolerance", "context")
+    ]
     cells = [
         [_fmt(r[c]) if isinstance(r[c], float) or r[c] is None else str(r[c]) for c in shown]
         for r in rows
@@ -248,4 +253,7 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
     notes = [f"{r['id']} [{r['category']}]: {r['why']}" for r in rows if r["why"]]
     if notes:
         lines += ["", *notes]
+    contexts = list(dict.fromkeys(r["context"] for r in rows if r["context"]))
+    if contexts:
+        lines += ["", *contexts]
     return "\n".join(lines)
