@@ -75,3 +75,12 @@ def test_bench_runs_a_short_case_with_both_engines(cli):
     assert "x " in go_fixed or "x  " in go_fixed  # a ratio column
     assert lines[-1].startswith("all cases")
     assert_one_line_error(cli("bench", "receiver-queue", "--rate", "0"), "--rate must be")
+
+
+def test_simulate_help_states_the_defaults_the_library_uses(cli):
+    from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
+    from trackerlab.models.receiver_queue import OPEN_PARAMETERS
+
+    text = " ".join(cli("simulate", "receiver-queue", "-h").stdout.split())
+    assert f"(default {FITTED_TICK_LATENCY_US:g}: the value fitted on N46-N51)" in text
+    assert f"default {OPEN_PARAMETERS['one_way_us'][0]:g}, declared" in text

@@ -70,10 +70,14 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
         "--tick-latency-us",
         type=float,
         default=None,
-        help="mean delay of the producer's flush ticks, us (default: the fitted value)",
+        help="mean delay of the producer's flush ticks, us (default 3000: the value fitted on "
+        "N46-N51)",
     )
     p.add_argument(
-        "--one-way-us", type=float, default=None, help="one-way network latency, us (> 0)"
+        "--one-way-us",
+        type=float,
+        default=None,
+        help="one-way network latency, us (> 0; default 100, declared, not fitted)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed (ticker phases, router start)")
     p.add_argument("--csv", type=Path, help="write the sampled time series to this CSV file")
@@ -226,6 +230,8 @@ def _validated(cfg):
         for field, flag in _FLAGS.items():
             if text.startswith(field + " "):
                 raise UsageError(flag + text[len(field) :]) from None
+            if "_" in field and text.startswith(f"unknown {field} "):
+                raise UsageError(text.replace(field, flag, 1)) from None
         raise
 
 
