@@ -80,17 +80,20 @@ def _rep(row: PublishedNumber, run: BucketRun, **kwargs: object) -> Reproduction
 def pip393_large_buckets(row: PublishedNumber) -> Reproduction:
     sizes = measure(PIP_X500)
     per_bitmap = sizes.jvm_bytes / sizes.bitmaps
+    held = sizes.per_entry("jvm_bytes")
     return _rep(
         row,
         PIP_X500,
         category=SEED_WRONG,
         why=f"0.163 counts the 8 KiB bitset only; each bitmap is {per_bitmap:,.0f} B with its "
-        "objects: 0.178 B/entry (-8.4%), as the PIP's own measurement N10 (0.18) shows",
+        f"objects: {held:.3f} B/entry ({0.163 / held - 1:+.1%}), as the PIP's own measurement "
+        "N10 (0.18) shows",
         explanation="M = 512,000 (x=500, y=10): every bitmap is one 8 KiB bitset for up to "
         f"50,000 entries plus the Roaring64Bitmap, ART and container objects ({per_bitmap:,.0f} "
         "B per bitmap in the layout model, byte-exact against a real JVM in jvm-check), and "
         "the two partial ledgers at the ends of the run; 8192/50000 = 0.1638 B/entry is the "
-        "payload, the structure holds 0.178 whatever M > 50,000 (one bitmap per full ledger).",
+        f"payload, the structure holds {held:.3f} whatever M > 50,000 (one bitmap per full "
+        "ledger).",
     )
 
 
@@ -121,8 +124,7 @@ def pip393_middle_regime(row: PublishedNumber) -> Reproduction:
         explanation=f"model / (8192/M) across the stated range: {pairs} (2e6 messages per "
         "point, 50,000-entry ledgers). A bucket of M entries spans two ledgers as often as "
         "M/50,000 of the time, each with its own bitmap (an array container below 4,096 "
-        "entries, an 8 KiB bitset above), plus about 0.8 KB of objects per bucket; only near "
-        "M = 8192 do these stay within 20%.",
+        "entries, an 8 KiB bitset above), plus about 0.8 KB of objects per bucket.",
     )
     rep.published_value = published_bytes_per_entry(run)
     rep.basis = FORMULA
@@ -200,6 +202,7 @@ def blog_heap_sizes(row: PublishedNumber) -> Reproduction:
         }.get(row.id, "")
         return _rep(row, run, explanation=explanation)
     real = N17_REAL_JVM_BYTES / (row.unit_bytes or 1)
+    sizes = measure(run)
     return _rep(
         row,
         run,
@@ -211,20 +214,22 @@ def blog_heap_sizes(row: PublishedNumber) -> Reproduction:
         "Long2ObjectAVLTreeMap<Long2ObjectAVLTreeMap<Roaring64Bitmap>> built in OpenJDK "
         "17.0.15 by 10,000,000 addLong at x=8 msg/ms, y=15 bits, 50,000 entries/ledger "
         "(jvm-check case timebuckets-blog-x8-y15; tests/jvmcheck asserts it). The layout "
-        "model gives the same bytes: 38 buckets, 238 bitmaps, mostly 8 KiB bitsets. The "
-        "blog's jmap figure is 0.34 MiB (18%) above what the structure holds; what jmap "
-        "counted besides it is not recoverable from the seed.",
+        f"model gives the same bytes: {sizes.buckets} buckets, {sizes.bitmaps} bitmaps "
+        f"({sizes.bitset_containers} 8 KiB bitsets, {sizes.array_containers} arrays). The "
+        f"blog's jmap figure is {2.25 - real:.2f} MiB ({2.25 / real - 1:.0%}) above what the "
+        "structure holds; what jmap counted besides it is not recoverable from the seed.",
     )
 
 
 @reproduces("N18")
 def blog_small_regime(row: PublishedNumber) -> Reproduction:
+    held = measure(BLOG[(1, 10)]).per_entry("jvm_bytes")
     return _rep(
         row,
         BLOG[(1, 10)],
         category=BY_CONSTRUCTION,
         why="2 B is the array container's short per value (an identity); with the objects "
-        "the structure holds 2.6 B/entry at M = 1024",
+        f"the structure holds {held:.2f} B/entry at M = 1024",
         explanation="2 B per value is the array payload alone; each 1024-entry bucket also "
         "carries about 0.6 KB of Java objects and array capacity slack, 2.6 B/entry in all.",
     )
@@ -232,12 +237,13 @@ def blog_small_regime(row: PublishedNumber) -> Reproduction:
 
 @reproduces("N19")
 def blog_one_bit_bound(row: PublishedNumber) -> Reproduction:
+    runs = measure(BLOG_RUNS).per_entry("jvm_bytes")
     rep = _rep(
         row,
         BLOG_RUNS,
         category=SEED_WRONG,
         why="not a lower bound for consecutive ids: run-optimized bitmaps hold the same "
-        "index in 0.0075 B/entry (17x below 1 bit)",
+        f"index in {runs:.4f} B/entry ({0.125 / runs:.0f}x below 1 bit)",
         explanation="1 bit per entry bounds random subsets only. Entry ids in a bucket are "
         "consecutive: run-optimized bitmaps (the improvement variant, x=8, y=15) hold each "
         "ledger in one 4-B run and the whole index in well under 1 bit per entry. The true "

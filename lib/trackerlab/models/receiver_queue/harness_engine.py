@@ -43,7 +43,7 @@ _BROKER_KINDS = {"recheck": RECHECK, "notify": NOTIFY, "read": READ}
 
 
 class HarnessEngine:
-    """One run of :func:`trackerlab.models.receiver_queue.simulator.simulate_harness`."""
+    """One run of :func:`trackerlab.models.receiver_queue.simulator.simulate`."""
 
     def __init__(self, cfg: HarnessConfig, entries: ProducerEntries):
         self.cfg = cfg
