@@ -15,7 +15,7 @@ WORKLOAD_DEFAULTS = {
     "entries_per_ledger": 50_000,
     "start_ledger": 10_000,
     "batch_size": 1,
-    "delay": "fixed:60000",
+    "delay": "fixed:60000ms",
     "pattern": "all",
     "seed": 0,
 }
@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--delay",
         default=d["delay"],
-        help="delay distribution, e.g. fixed:60000, uniform:0:60000, exponential:5000",
+        help="delay distribution, e.g. fixed:60000ms, uniform:0:60000ms, exponential:5000ms",
     )
     p.add_argument(
         "--pattern",

@@ -109,7 +109,7 @@ def test_ledgers_come_out_in_fastutil_hash_order():
 @settings(max_examples=30, deadline=None)
 @given(
     st.integers(1, 3000),
-    st.sampled_from(["fixed:0", "uniform:0:400", "exponential:150"]),
+    st.sampled_from(["fixed:0", "uniform:0:400ms", "exponential:150ms"]),
     st.booleans(),
 )
 def test_bulk_equals_per_message_with_backoffs(n, delay, backoff):

@@ -24,7 +24,7 @@ not fit 63 bits); O(rows) for the rest.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets.index import trim_lower_bits
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
-from trackerlab.workloads.stream import Workload
+from trackerlab.workloads.stream import MessageChunk, Workload
 
 #: Columns of a chunk table (one row per (bucket, ledger, chunk) group, or a piece of one).
 CHUNK_COLUMNS = ("bucket", "ledger", "chunk", "card", "runs", "first", "last")
@@ -52,6 +52,7 @@ SUM_FIELDS = (
 MIN_FIELDS = ("bucket_min", "ledger_min")
 MAX_FIELDS = ("bucket_max", "ledger_max")
 TOTAL_FIELDS = SUM_FIELDS + MIN_FIELDS + MAX_FIELDS
+_CHUNK_ARRAYS = ("index", "publish_ms", "ledger", "entry", "batch_index", "delay_ms")
 _I64_MAX = np.iinfo(np.int64).max
 _I64_MIN = np.iinfo(np.int64).min
 
@@ -390,9 +391,12 @@ def reduce_range(
     hi: int,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
+    keep: Callable[[MessageChunk], np.ndarray] | None = None,
 ) -> ReducerOutput:
     """Messages ``lo .. hi - 1`` of ``workload`` through one :class:`ContentReducer`, generated
-    with :meth:`Workload.chunk` in entry-aligned pieces of about ``piece`` messages."""
+    with :meth:`Workload.chunk` in entry-aligned pieces of about ``piece`` messages; ``keep``
+    (a boolean mask per chunk) drops messages before the reducer sees them (the planner's
+    snapshot: those already handed out). O(messages)."""
     reducer = ContentReducer(
         trim_bits,
         workload.entries_per_ledger * workload.batch_size,
@@ -405,6 +409,9 @@ def reduce_range(
     )
     for a, b in entry_aligned_pieces(lo, hi, workload.batch_size, piece):
         c = workload.chunk(a, b)
+        if keep is not None:
+            mask = keep(c)
+            c = MessageChunk(*(getattr(c, f)[mask] for f in _CHUNK_ARRAYS), generated=c.generated)
         bucket = trim_lower_bits(c.deliver_at, trim_bits)
         reducer.add(bucket, c.ledger, c.entry, c.delay_ms, generated=b - a)
     return reducer.finish()
@@ -481,11 +488,15 @@ def reduce_workload(
     tasks: list[tuple[int, int]] | None = None,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
+    keep: Callable[[MessageChunk], np.ndarray] | None = None,
 ) -> tuple[dict[str, int], tba.IndexAggregates]:
     """The whole stream in one process, task by task, merged the way the Spark engine merges:
-    the reference for the engine and the fallback when Spark is absent."""
+    the reference for the engine and the fallback when Spark is absent (``keep`` as in
+    :func:`reduce_range`)."""
     tasks = tasks or [(0, workload.messages)]
-    outputs = [reduce_range(workload, trim_bits, tick_ms, a, b, piece, layout) for a, b in tasks]
+    outputs = [
+        reduce_range(workload, trim_bits, tick_ms, a, b, piece, layout, keep) for a, b in tasks
+    ]
     pb = np.concatenate([o.partial_bucket for o in outputs])
     if len(pb):
         pl = np.concatenate([o.partial_ledger for o in outputs])
