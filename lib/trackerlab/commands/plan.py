@@ -49,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="size a message-level snapshot instead of closed forms (default: off)",
     )
     p.add_argument(
+        "--master",
+        help="with --exact: the Spark master to fold the messages on (default: Spark local[*] "
+        "above 5e7 entries, this process below)",
+    )
+    p.add_argument(
         "--seed", default="0", help="seed of the sampled buckets and messages (default: 0)"
     )
     fmt = p.add_mutually_exclusive_group()
@@ -86,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
         max_early_ms=max_early,
         seed=seed,
         designs=designs,
+        master=args.master,
     )
     if args.json:
         print(as_json(result))

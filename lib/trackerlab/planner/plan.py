@@ -149,8 +149,23 @@ def nack_stream(w: PlanWorkload, bits: int | None = None) -> TrackedStream:
     )
 
 
-def _counts(stream: TrackedStream, exact: bool, seed: int) -> tuple[PointCounts, float]:
-    return exact_counts(stream, seed) if exact else fast_counts(stream, seed)
+#: ``--exact`` folds the snapshot's entries on Spark above this many (single process below).
+SPARK_ABOVE_ENTRIES = 50_000_000
+
+
+def _counts(
+    stream: TrackedStream, exact: bool, seed: int, master: str | None = None
+) -> tuple[PointCounts, float]:
+    """The stream's steady-state counts: fast, exact in this process, or exact on Spark (a
+    ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES` entries to generate)."""
+    if not exact:
+        return fast_counts(stream, seed)
+    workload, _ = stream.workload(stream.steady_time_ms(), seed)
+    if master is None and workload.messages <= SPARK_ABOVE_ENTRIES:
+        return exact_counts(stream, seed)
+    from trackerlab.spark.session import get_session
+
+    return exact_counts(stream, seed, spark=get_session(master))
 
 
 # --------------------------------------------------------------------------- trackers
@@ -169,11 +184,11 @@ def _bytes(result) -> int:
 
 
 def delayed_rows(
-    w: PlanWorkload, exact: bool = False, seed: int = 0
+    w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
 ) -> tuple[list[PlanRow], float]:
     """Every count-sized delayed-index design at steady state."""
     stream = delayed_stream(w)
-    counts, t = _counts(stream, exact, seed)
+    counts, t = _counts(stream, exact, seed, master)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
     rows = []
     for name in CATALOG.names("from_counts", DELAYED):
@@ -202,10 +217,12 @@ def delayed_rows(
     return rows, t
 
 
-def nack_rows(w: PlanWorkload, exact: bool = False, seed: int = 0) -> tuple[list[PlanRow], float]:
+def nack_rows(
+    w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
+) -> tuple[list[PlanRow], float]:
     """Every count-sized negative-ack tracker design at steady state, per consumer."""
     stream = nack_stream(w)
-    counts, t = _counts(stream, exact, seed)
+    counts, t = _counts(stream, exact, seed, master)
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
     delay_ms = delay_forms.mean(stream.delay)
     rows = []
@@ -438,6 +455,7 @@ def plan(
     max_early_ms: float | None = None,
     seed: int = 0,
     designs: tuple[str, ...] | None = None,
+    master: str | None = None,
 ) -> Plan:
     """Size every tracker the workload exercises; recommend settings when asked; ``designs``
     (catalog names) keeps only those rows and the release's own."""
@@ -448,10 +466,10 @@ def plan(
     snapshot: dict[str, float] = {}
     v = w.values
     if v["delayed"] > 0:  # type: ignore[operator]
-        delayed, snapshot["delayed"] = delayed_rows(w, exact, seed)
+        delayed, snapshot["delayed"] = delayed_rows(w, exact, seed, master)
         rows += delayed
     if v["nacked"] > 0:  # type: ignore[operator]
-        nacks, snapshot["nack"] = nack_rows(w, exact, seed)
+        nacks, snapshot["nack"] = nack_rows(w, exact, seed, master)
         rows += nacks
     rows += pending_ack_rows(w)
     rows += receiver_queue_rows(w)

@@ -190,27 +190,67 @@ def exact_counts(
     seed: int = 0,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
+    spark=None,
 ) -> tuple[PointCounts, float]:
     """The snapshot's counts from every entry it depends on, generated and folded in pieces
-    of ``piece`` entries (the reducer of the Spark sweeps). O(entries)."""
+    of ``piece`` entries (the reducer of the Spark sweeps). With a Spark session the entries
+    are generated and folded in Spark tasks (whole ledgers each) and merged on the driver.
+    O(entries)."""
     t = stream.steady_time_ms()
     workload, _ = stream.workload(t, seed)
-    now = DEFAULT_START_MS + t
-    due_key = trim_lower_bits(np.int64(math.floor(now + stream.due_after_ms)), stream.bits)
-    heap = 0
-
-    def keep(chunk) -> np.ndarray:
-        nonlocal heap
-        admitted = chunk.delay_ms > stream.admit_after_ms
-        published = chunk.publish_ms <= now
-        heap += int((admitted & published & (chunk.deliver_at > now + stream.admit_after_ms)).sum())
-        key = trim_lower_bits(chunk.deliver_at, stream.bits)
-        return admitted & published & (key > due_key)
-
-    totals, agg = bc.reduce_workload(
-        workload, stream.bits, None, piece=piece, layout=layout, keep=keep
-    )
+    task = _SnapshotTask(stream, workload, t, piece, layout)
+    if spark is None:
+        results = [task((0, workload.messages))]
+    else:
+        sc = spark.sparkContext
+        target = max(1 << 20, -(-workload.messages // (4 * sc.defaultParallelism)))
+        ranges = bc.plan_tasks(workload.messages, workload.entries_per_ledger, 1, target)
+        results = sc.parallelize(ranges, len(ranges)).map(task).collect()
+    totals, agg = bc.merge_outputs([out for out, _ in results], layout)
     totals = dict(totals)
-    totals["heap_entries"] = heap
+    totals["heap_entries"] = sum(heap for _, heap in results)
     totals["pending_closed_form"] = round(stream.pending(t, stream.due_after_ms))
     return PointCounts(totals, agg, stream.tracked_rate_per_ms, stream.bits, None), t
+
+
+class _SnapshotTask:
+    """One task of the exact snapshot: its messages through the reducer, keeping those still
+    pending at ``t``; also counts the entries a heap would still hold (``deliverAt > now +
+    admit``). Picklable, so Spark can run it on executors."""
+
+    def __init__(self, stream: TrackedStream, workload, t: float, piece: int, layout) -> None:
+        self.stream, self.workload, self.piece, self.layout = stream, workload, piece, layout
+        self.now = DEFAULT_START_MS + t
+        self.due_key = int(
+            trim_lower_bits(np.int64(math.floor(self.now + stream.due_after_ms)), stream.bits)
+        )
+
+    def __call__(self, task: tuple[int, int]):
+        heap = 0
+        stream, now, due_key = self.stream, self.now, self.due_key
+        fixed = stream.delay.kind == "fixed"
+
+        def keep(chunk, bucket: np.ndarray) -> np.ndarray | slice:
+            """The admitted entries published by ``now`` whose bucket is not due yet. With one
+            fixed delay every array is sorted, so the kept entries are one slice (no mask)."""
+            nonlocal heap
+            deliver_at = chunk.deliver_at
+            if fixed:
+                if len(chunk) == 0 or chunk.delay_ms[0] <= stream.admit_after_ms:
+                    return slice(0, 0)
+                hi = int(np.searchsorted(chunk.publish_ms, now, side="right"))
+                lo = int(np.searchsorted(bucket[:hi], due_key, side="right"))
+                heap += hi - int(
+                    np.searchsorted(deliver_at[:hi], now + stream.admit_after_ms, "right")
+                )
+                return slice(lo, hi)
+            admitted = chunk.delay_ms > stream.admit_after_ms
+            if len(chunk) and chunk.publish_ms[-1] > now:  # only the last piece reaches past it
+                admitted &= chunk.publish_ms <= now
+            heap += int(np.count_nonzero(admitted & (deliver_at > now + stream.admit_after_ms)))
+            return admitted & (bucket > due_key)
+
+        out = bc.reduce_range(
+            self.workload, stream.bits, None, task[0], task[1], self.piece, self.layout, keep
+        )
+        return out, heap

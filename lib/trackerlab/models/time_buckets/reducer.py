@@ -52,7 +52,6 @@ SUM_FIELDS = (
 MIN_FIELDS = ("bucket_min", "ledger_min")
 MAX_FIELDS = ("bucket_max", "ledger_max")
 TOTAL_FIELDS = SUM_FIELDS + MIN_FIELDS + MAX_FIELDS
-_CHUNK_ARRAYS = ("index", "publish_ms", "ledger", "entry", "batch_index", "delay_ms")
 _I64_MAX = np.iinfo(np.int64).max
 _I64_MIN = np.iinfo(np.int64).min
 
@@ -391,12 +390,13 @@ def reduce_range(
     hi: int,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
-    keep: Callable[[MessageChunk], np.ndarray] | None = None,
+    keep: Callable[[MessageChunk, np.ndarray], np.ndarray | slice] | None = None,
 ) -> ReducerOutput:
     """Messages ``lo .. hi - 1`` of ``workload`` through one :class:`ContentReducer`, generated
     with :meth:`Workload.chunk` in entry-aligned pieces of about ``piece`` messages; ``keep``
-    (a boolean mask per chunk) drops messages before the reducer sees them (the planner's
-    snapshot: those already handed out). O(messages)."""
+    (given a chunk and its bucket keys, a boolean mask or a slice of the messages to keep)
+    drops messages before the reducer sees them (the planner's snapshot: those already handed
+    out). O(messages)."""
     reducer = ContentReducer(
         trim_bits,
         workload.entries_per_ledger * workload.batch_size,
@@ -409,11 +409,12 @@ def reduce_range(
     )
     for a, b in entry_aligned_pieces(lo, hi, workload.batch_size, piece):
         c = workload.chunk(a, b)
-        if keep is not None:
-            mask = keep(c)
-            c = MessageChunk(*(getattr(c, f)[mask] for f in _CHUNK_ARRAYS), generated=c.generated)
         bucket = trim_lower_bits(c.deliver_at, trim_bits)
-        reducer.add(bucket, c.ledger, c.entry, c.delay_ms, generated=b - a)
+        ledger, entry, delay = c.ledger, c.entry, c.delay_ms
+        if keep is not None:
+            sel = keep(c, bucket)
+            bucket, ledger, entry, delay = bucket[sel], ledger[sel], entry[sel], delay[sel]
+        reducer.add(bucket, ledger, entry, delay, generated=b - a)
     return reducer.finish()
 
 
@@ -488,15 +489,24 @@ def reduce_workload(
     tasks: list[tuple[int, int]] | None = None,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
-    keep: Callable[[MessageChunk], np.ndarray] | None = None,
+    keep: Callable[[MessageChunk, np.ndarray], np.ndarray | slice] | None = None,
 ) -> tuple[dict[str, int], tba.IndexAggregates]:
     """The whole stream in one process, task by task, merged the way the Spark engine merges:
     the reference for the engine and the fallback when Spark is absent (``keep`` as in
-    :func:`reduce_range`)."""
+    :func:`reduce_range`). O(messages)."""
     tasks = tasks or [(0, workload.messages)]
     outputs = [
         reduce_range(workload, trim_bits, tick_ms, a, b, piece, layout, keep) for a, b in tasks
     ]
+    return merge_outputs(outputs, layout)
+
+
+def merge_outputs(
+    outputs: list[ReducerOutput], layout: JvmLayout = COMPRESSED
+) -> tuple[dict[str, int], tba.IndexAggregates]:
+    """Totals and aggregates of every task's output: bitmaps cut by task boundaries completed
+    from their partial sums, then everything combined. O(rows)."""
+    outputs = list(outputs)
     pb = np.concatenate([o.partial_bucket for o in outputs])
     if len(pb):
         pl = np.concatenate([o.partial_ledger for o in outputs])
