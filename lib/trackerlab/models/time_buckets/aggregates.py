@@ -235,6 +235,7 @@ class IndexAggregates:
 
     @property
     def buckets(self) -> int:
+        """Buckets in the index (no Java method). O(histogram bins)."""
         return int(np.sum(self.bucket_counts))
 
 
