@@ -20,7 +20,7 @@ from trackerlab.models.receiver_queue.simulator import produce
 APP = 7  # after every other kind at the same instant
 
 
-class ReferenceHarness(HarnessEngine):
+class NaiveHarness(HarnessEngine):
     """The engine's state and set-up; a per-message main loop."""
 
     def _push_app(self) -> None:
@@ -77,8 +77,8 @@ class ReferenceHarness(HarnessEngine):
         return self._result()
 
 
-def simulate_reference(cfg: HarnessConfig) -> HarnessResult:
+def simulate_naive(cfg: HarnessConfig) -> HarnessResult:
     cfg = cfg.validated()
-    engine = ReferenceHarness(cfg, produce(cfg))
+    engine = NaiveHarness(cfg, produce(cfg))
     engine.queue = deque()
     return engine.run()

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.reference.receiver_queue_harness import simulate_reference
+from tests.reference.receiver_queue_harness import simulate_naive
 from trackerlab.errors import UsageError
 from trackerlab.models.receiver_queue import HarnessConfig, simulate
 from trackerlab.models.receiver_queue.simulator import produce
@@ -53,7 +53,7 @@ def configs(draw) -> HarnessConfig:
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs())
 def test_engine_equals_per_message_reference(cfg):
-    fast, ref = simulate(cfg), simulate_reference(cfg)
+    fast, ref = simulate(cfg), simulate_naive(cfg)
     assert fast.final_sizes == ref.final_sizes
     assert fast.parent_size == ref.parent_size
     assert fast.size_log == ref.size_log

@@ -70,7 +70,9 @@ class BatchContainer:
         self.boundary = 1 << 7
 
     def room(self, want: int) -> int:
-        """How many of the next ``want`` messages fit in the open batch (``hasSpace``)."""
+        """How many of the next ``want`` messages fit in the open batch (``hasSpace``).
+        O(1): at most one step per varint-length boundary crossed.
+        """
         n, buf = self.messages, self.buffer
         payload, max_bytes = self.payload, self.max_bytes
         if want == 1:  # the common question: does one more fit?
@@ -99,7 +101,9 @@ class BatchContainer:
         return fit
 
     def add(self, count: int) -> None:
-        """Append ``count`` messages (the caller checked :meth:`room`)."""
+        """Append ``count`` messages (the caller checked :meth:`room`).
+        O(1) per varint-length boundary crossed.
+        """
         seq, step, boundary, left = self.seq, self.step, self.boundary, count
         while left:
             if seq >= boundary:
@@ -113,7 +117,7 @@ class BatchContainer:
         self.messages += count
 
     def flush(self) -> int:
-        """Close the batch (one entry on the wire); return its message count."""
+        """Close the batch (one entry on the wire); return its message count. O(1)."""
         n = self.messages
         self.messages = 0
         self.buffer = 0

@@ -113,13 +113,17 @@ class Dispatcher:
         self.reads = 0
 
     def flow(self, n: int, now: int) -> None:
-        """``flowPermits`` + ``internalConsumerFlow``: add permits; read unless one is pending."""
+        """``flowPermits`` + ``internalConsumerFlow``: add permits; read unless one is pending.
+        O(log entries).
+        """
         self.permits += n
         if not self.pending:
             self.read_more(now)
 
     def read_more(self, now: int) -> None:
-        """``readMoreEntries``: with permits > 0 and no pending read, ask for entries."""
+        """``readMoreEntries``: with permits > 0 and no pending read, ask for entries.
+        O(log entries).
+        """
         if self.pending or self.permits <= 0:
             return
         self.pending = True
@@ -150,7 +154,9 @@ class Dispatcher:
         self.emit(now + self.read_ns, "read", first, k)
 
     def recheck(self, token: int, now: int) -> None:
-        """``checkForNewEntries`` after the delay: read, or register as a waiting cursor."""
+        """``checkForNewEntries`` after the delay: read, or register as a waiting cursor.
+        O(log entries).
+        """
         if token != self.token or self.state != DELAYED:
             return
         available = bisect_right(self.ready, now) - self.cursor
@@ -163,7 +169,9 @@ class Dispatcher:
             self.state = WAITING  # nothing will ever be written
 
     def notify(self, token: int, now: int) -> None:
-        """``notifyEntriesAvailable``: the waiting read runs when an entry is written."""
+        """``notifyEntriesAvailable``: the waiting read runs when an entry is written.
+        O(log entries).
+        """
         if token != self.token or self.state != WAITING:
             return
         self._read(self.op_count, bisect_right(self.ready, now) - self.cursor, now)
@@ -172,6 +180,7 @@ class Dispatcher:
         """``internalReadEntriesComplete`` + ``sendMessages``: dispatch, then read again.
 
         Returns the messages dispatched (the caller delivers the entries to the client).
+        O(log entries).
         """
         self.pending = False
         sent = self.msg_prefix[first + count] - self.msg_prefix[first]

@@ -101,19 +101,23 @@ class GoPartitionConsumer:
             memory.triggers.append(self.shrink)
 
     def connect(self) -> int:
-        """Dispatcher on ``connectedCh``: reset permits, return the initial Flow's permits."""
+        """Dispatcher on ``connectedCh``: reset permits, return the initial Flow's permits. O(1)."""
         self.permits = 0
         return self.size if self.auto else self.max_size
 
     def messages_received(self, k: int, now: int) -> None:
-        """``MessageReceived`` for ``k`` non-batched messages of one frame (closed form)."""
+        """``MessageReceived`` for ``k`` non-batched messages of one frame (closed form).
+        O(1), plus O(triggers) when the memory threshold is crossed.
+        """
         if self.auto:
             self.memory.force_reserve(k * self.message_bytes, now)
             self.incoming += k
             self.hint = self.permits + self.incoming >= self.size
 
     def deliver(self, now: int) -> None:
-        """Dispatcher hands one message to ``messageCh`` (``case messageCh <- nextMessage``)."""
+        """Dispatcher hands one message to ``messageCh`` (``case messageCh <- nextMessage``).
+        O(1).
+        """
         self.permits += 1
         self.flow_if_need(now)
         if self.auto:
@@ -131,12 +135,12 @@ class GoPartitionConsumer:
         self.flow_if_need(now)
 
     def to_flow(self) -> int:
-        """Deliveries until the next Flow (``max(size / 2, 1) - permits``, at least 1)."""
+        """Deliveries until the next Flow (``max(size / 2, 1) - permits``, at least 1). O(1)."""
         threshold = (self.size if self.auto else self.max_size) // 2
         return max(1, (threshold if threshold > 1 else 1) - self.permits)
 
     def expect_more(self, now: int) -> None:
-        """``expectMoreIncomingMessages``: consume the hint, double below 75 % memory."""
+        """``expectMoreIncomingMessages``: consume the hint, double below 75 % memory. O(1)."""
         if self.hint:
             self.hint = False
             old = self.size
@@ -149,14 +153,16 @@ class GoPartitionConsumer:
                 self.flow_if_need(now)
 
     def flow_if_need(self, now: int) -> None:
-        """``availablePermits.flowIfNeed``: Flow once permits reach ``max(size / 2, 1)``."""
+        """``availablePermits.flowIfNeed``: Flow once permits reach ``max(size / 2, 1)``. O(1)."""
         threshold = (self.size if self.auto else self.max_size) // 2
         if self.permits >= (threshold if threshold > 1 else 1):
             self.flows.append((now, self.partition, self.permits))
             self.permits = 0
 
     def shrink(self, now: int) -> None:
-        """``shrinkReceiverQueueSize``: halve (not below ``min(1, max)``), negative permits."""
+        """``shrinkReceiverQueueSize``: halve (not below ``min(1, max)``), negative permits.
+        O(1).
+        """
         if not self.auto:
             return
         old = self.size

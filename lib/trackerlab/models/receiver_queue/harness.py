@@ -128,7 +128,7 @@ class HarnessConfig:
     sample_ms: float = 100.0
 
     def validated(self) -> HarnessConfig:
-        """Check every field (UsageError naming the parameter and range); return self."""
+        """Check every field (UsageError naming the parameter and range); return self. O(fields)."""
         check_choice("client", self.client, CLIENTS)
         check_float("rate", self.rate, 1, 1e7)
         check_int("partitions", self.partitions, 1, 1000)
@@ -170,13 +170,14 @@ class HarnessConfig:
         return self
 
     def with_(self, **changes) -> HarnessConfig:
+        """A copy with ``changes`` applied. O(fields)."""
         return replace(self, **changes)
 
     # ---------------------------------------------------------------- derived
 
     @property
     def partition_max_size(self) -> int:
-        """Each partition consumer's maximum (Java divides the cross-partition total)."""
+        """Each partition consumer's maximum (Java divides the cross-partition total). O(1)."""
         if self.client == "java":
             return java.partition_max_size(
                 self.receiver_queue_size,
@@ -186,7 +187,7 @@ class HarnessConfig:
         return self.receiver_queue_size
 
     def producer_timing(self) -> ProducerTiming:
-        """The seeded producer-side choices: ticker phases and the router's start."""
+        """The seeded producer-side choices: ticker phases and the router's start. O(partitions)."""
         rng = np.random.default_rng(self.seed)
         delay_ns = self.batching_delay_ms * 1e6
         phases = tuple(float(x) for x in rng.uniform(0, delay_ns, self.partitions))
@@ -230,44 +231,46 @@ class HarnessResult:
 
     @property
     def final_total_size(self) -> int:
+        """Sum of the partition consumers' sizes (the table's "final total"). O(partitions)."""
         return sum(self.final_sizes)
 
     @property
     def peak_prefetched_bytes(self) -> tuple[int, ...]:
-        """Per partition consumer: ``peak_prefetched * message_bytes``."""
+        """Per partition consumer: ``peak_prefetched * message_bytes``. O(partitions)."""
         return tuple(n * self.config.message_bytes for n in self.peak_prefetched)
 
     @property
     def peak_client_bytes(self) -> int:
+        """``peak_client_messages * message_bytes``. O(1)."""
         return self.peak_client_messages * self.config.message_bytes
 
     @property
     def throughput(self) -> float:
-        """Messages consumed per simulated second."""
+        """Messages consumed per simulated second. O(1)."""
         return self.consumed / self.config.duration_s
 
     @property
     def lag_s(self) -> float:
-        """Produced but not consumed at the end, in seconds of publishing."""
+        """Produced but not consumed at the end, in seconds of publishing. O(1)."""
         return (self.produced - self.consumed) / self.config.rate
 
     @property
     def stalled(self) -> bool:
         """The application stopped: it took nothing in the last 10% of the run although
-        messages written before that were still waiting for it."""
+        messages written before that were still waiting for it. O(1)."""
         return (
             self.last_consumed_s < 0.9 * self.config.duration_s
             and self.published_by_last_tenth > self.consumed
         )
 
     def frame(self):
-        """The sampled time series as a pandas DataFrame (one row per sample)."""
+        """The sampled time series as a pandas DataFrame (one row per sample). O(samples)."""
         import pandas as pd
 
         return pd.DataFrame(self.samples)
 
     def summary(self) -> dict[str, object]:
-        """Headline numbers of the run, for the CLI and the notebooks."""
+        """Headline numbers of the run, for the CLI and the notebooks. O(partitions)."""
         cfg = self.config
         out: dict[str, object] = {
             "client": cfg.client + ("" if cfg.auto_scale else " (fixed)"),
@@ -297,4 +300,5 @@ class HarnessResult:
         return out
 
     def as_dict(self) -> dict[str, object]:
+        """The configuration and :meth:`summary` as one dict. O(fields + partitions)."""
         return {"config": asdict(self.config), **self.summary()}

@@ -346,6 +346,9 @@ class HarnessEngine:
             self._schedule_flows()
 
     def run(self) -> HarnessResult:
+        """Run to the end: heap events, application runs between them; the result.
+        O((entries + Flows) log events).
+        """
         heap, end = self.heap, self.end
         self._start()
         while True:

@@ -95,13 +95,17 @@ class _QueueBase:
         self.shrinks = 0
 
     def min_size(self) -> int:  # pragma: no cover - overridden
+        """``minReceiverQueueSize()`` (subclasses). O(1)."""
         raise NotImplementedError
 
     def set_size(self, new: int, now: int, shrinking: bool = False) -> None:  # pragma: no cover
+        """``setCurrentReceiverQueueSize`` (subclasses). O(1)."""
         raise NotImplementedError
 
     def expect_more(self, now: int) -> None:
-        """``expectMoreIncomingMessages``: double if the hint is set and memory < 75 %."""
+        """``expectMoreIncomingMessages``: double if the hint is set and memory < 75 %.
+        O(1), plus the resumed drains of a multi-topics parent.
+        """
         if not self.auto:
             return
         if self.memory.usage_percent() < EXPANSION_MEMORY_THRESHOLD and self.hint:
@@ -112,7 +116,7 @@ class _QueueBase:
             self.set_size(new, now)
 
     def reduce(self, now: int) -> None:
-        """``reduceCurrentReceiverQueueSize``: halve, not below ``minReceiverQueueSize()``."""
+        """``reduceCurrentReceiverQueueSize``: halve, not below ``minReceiverQueueSize()``. O(1)."""
         if not self.auto:
             return
         new = max(self.min_size(), self.size // 2)
@@ -121,7 +125,7 @@ class _QueueBase:
             self.set_size(new, now, shrinking=True)
 
     def batch_take_count(self) -> int:
-        """Messages a batch receive takes now (``MessagesImpl.canAdd``: count and bytes)."""
+        """Messages a batch receive takes now (``MessagesImpl.canAdd``: count and bytes). O(1)."""
         n = self.incoming
         if self.batch_max > 0:
             n = min(n, self.batch_max)
@@ -130,7 +134,7 @@ class _QueueBase:
         return n
 
     def has_enough_for_batch(self) -> bool:
-        """``hasEnoughMessagesForBatchReceive`` (max messages or max bytes reached)."""
+        """``hasEnoughMessagesForBatchReceive`` (max messages or max bytes reached). O(1)."""
         if self.batch_max > 0 and self.incoming >= self.batch_max:
             return True
         return (
@@ -170,18 +174,21 @@ class JavaConsumer(_QueueBase):
         self.pending = False
 
     def min_size(self) -> int:
+        """``ConsumerImpl.minReceiverQueueSize``: ``max(min(1, max), 2 * batchMax - 2)``. O(1)."""
         size = min(INITIAL_RECEIVER_QUEUE_SIZE, self.max_size)
         if self.batch_max > 0:  # "consumerImpl may store (half-1) permits locally"
             size = max(size, 2 * self.batch_max - 2)
         return size
 
     def connect(self) -> int:
-        """``connectionOpened``: permits reset; the initial Flow asks for the current size."""
+        """``connectionOpened``: permits reset; the initial Flow asks for the current size. O(1)."""
         self.permits = 0
         return self.size
 
     def enqueue(self, k: int, now: int) -> None:
-        """``k`` messages enqueued (closed form); the hint is updated after the last."""
+        """``k`` messages enqueued (closed form); the hint is updated after the last.
+        O(1), plus O(triggers) when the memory threshold is crossed.
+        """
         self.memory.force_reserve(k * self.message_bytes, now)
         self.incoming += k
         if self.auto:
@@ -191,6 +198,7 @@ class JavaConsumer(_QueueBase):
         """The application (or the parent) dequeues one message: ``messageProcessed``.
 
         Returns the partition the message came from.
+        O(1).
         """
         self.incoming -= 1
         self.memory.release(self.message_bytes)
@@ -219,16 +227,16 @@ class JavaConsumer(_QueueBase):
         self.permits = permits
 
     def to_flow(self) -> int:
-        """Dequeues until the next Flow (at least 1)."""
+        """Dequeues until the next Flow (at least 1). O(1)."""
         return max(1, self.size // 2 - self.permits)
 
     def complete_pending(self, now: int) -> None:
-        """A message completes a pending ``receiveAsync`` without being enqueued."""
+        """A message completes a pending ``receiveAsync`` without being enqueued. O(1)."""
         self.pending = False
         self.increase_available_permits(1, now)
 
     def increase_available_permits(self, delta: int, now: int) -> None:
-        """``increaseAvailablePermits``: Flow when permits reach ``size / 2``."""
+        """``increaseAvailablePermits``: Flow when permits reach ``size / 2``. O(1)."""
         permits = self.permits + delta
         if permits >= self.size // 2:
             self.permits = 0
@@ -238,7 +246,7 @@ class JavaConsumer(_QueueBase):
             self.permits = permits
 
     def set_size(self, new: int, now: int, shrinking: bool = False) -> None:
-        """``setCurrentReceiverQueueSize``: new size, ``new - old`` permits."""
+        """``setCurrentReceiverQueueSize``: new size, ``new - old`` permits. O(1)."""
         old = self.size
         self.size = new
         if new != old:
@@ -255,7 +263,7 @@ class _ParentQueue(_QueueBase):
     __slots__ = ()
 
     def min_size(self) -> int:
-        """``MultiTopicsConsumerImpl.minReceiverQueueSize``: at least one per partition."""
+        """``MultiTopicsConsumerImpl.minReceiverQueueSize``: at least one per partition. O(1)."""
         size = min(INITIAL_RECEIVER_QUEUE_SIZE, self.max_size)
         if self.batch_max > 0:
             size = max(size, self.batch_max)
@@ -266,6 +274,7 @@ class _ParentQueue(_QueueBase):
 
         A shrink (run from the memory trigger, possibly in the middle of a drain) leaves
         resumption to the next dequeue; a smaller size can only delay it.
+        O(1), plus the drains it resumes.
         """
         if new != self.size:
             self.size_log.append((now, -1, new))
@@ -274,6 +283,9 @@ class _ParentQueue(_QueueBase):
             self.resume_if_needed(now)
 
     def resume_if_needed(self, now: int) -> None:  # pragma: no cover - overridden
+        """``resumeReceivingFromPausedConsumersIfNeeded`` (subclasses).
+        O(paused children) plus their drains.
+        """
         raise NotImplementedError
 
 
@@ -313,7 +325,9 @@ class JavaMultiTopicsConsumer(_ParentQueue):
         )
 
     def take(self, now: int) -> int:
-        """The application dequeues one message from the parent queue; returns its partition."""
+        """The application dequeues one message from the parent queue; returns its partition.
+        O(1), plus the drains it resumes.
+        """
         run = self.order[0]
         if run[1] == 1:
             self.order.popleft()
@@ -339,7 +353,9 @@ class JavaMultiTopicsConsumer(_ParentQueue):
         return self.incoming >= self.size or (self.incoming > self.size // 2 and bool(self.paused))
 
     def pump(self, child: JavaConsumer, now: int) -> None:
-        """``receiveMessageFromConsumer`` until the child is empty (pending) or paused."""
+        """``receiveMessageFromConsumer`` until the child is empty (pending) or paused.
+        O(messages moved).
+        """
         while True:
             if child.incoming == 0:  # receiveAsync finds the child empty
                 child.expect_more(now)
@@ -356,6 +372,7 @@ class JavaMultiTopicsConsumer(_ParentQueue):
 
         The first completes the child's pending ``receiveAsync`` (not enqueued); the IO
         thread enqueues the rest before the parent's callback (``accept_from``) runs.
+        O(messages moved).
         """
         if child.pending:
             child.complete_pending(now)
@@ -366,7 +383,9 @@ class JavaMultiTopicsConsumer(_ParentQueue):
             child.enqueue(k, now)
 
     def accept_from(self, child: JavaConsumer, now: int) -> None:
-        """The ``receiveAsync`` callback: enqueue in the parent, then pause or keep draining."""
+        """The ``receiveAsync`` callback: enqueue in the parent, then pause or keep draining.
+        O(messages moved).
+        """
         self._enqueue_one(child.partition, now)
         if self._should_pause():
             self.paused.append(child)
@@ -374,7 +393,9 @@ class JavaMultiTopicsConsumer(_ParentQueue):
             self.pump(child, now)
 
     def resume_if_needed(self, now: int) -> None:
-        """``resumeReceivingFromPausedConsumersIfNeeded``: at ``<= size / 2`` resume all."""
+        """``resumeReceivingFromPausedConsumersIfNeeded``: at ``<= size / 2`` resume all.
+        O(paused children) plus their drains.
+        """
         if self.paused and self.incoming <= self.size // 2:
             resumed, self.paused = self.paused, []
             for child in resumed:

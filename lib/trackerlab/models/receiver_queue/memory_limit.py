@@ -38,11 +38,13 @@ class MemoryLimitController:
             self.trigger_bytes = math.ceil(limit_bytes * SHRINK_TRIGGER_THRESHOLD)
 
     def usage_percent(self) -> float:
-        """``CurrentUsagePercent``; 0 without a limit (Java's ``orElse(0d)``)."""
+        """``CurrentUsagePercent``; 0 without a limit (Java's ``orElse(0d)``). O(1)."""
         return self.usage / self.limit if self.limit else 0.0
 
     def force_reserve(self, n_bytes: int, now: int) -> None:
-        """Add ``n_bytes``; run the triggers if usage crossed the threshold upward."""
+        """Add ``n_bytes``; run the triggers if usage crossed the threshold upward.
+        O(1), O(triggers) on a crossing.
+        """
         prev = self.usage
         self.usage = prev + n_bytes
         if prev < self.trigger_bytes <= self.usage:
@@ -50,4 +52,5 @@ class MemoryLimitController:
                 trigger(now)
 
     def release(self, n_bytes: int) -> None:
+        """Give back ``n_bytes`` (``ReleaseMemory``). O(1)."""
         self.usage -= n_bytes

@@ -106,7 +106,9 @@ class MultiTopicsConsumer(_ParentQueue):
     # ------------------------------------------------------------------ parent queue
 
     def take_many(self, k: int, now: int) -> list[tuple[int, int]]:
-        """The application dequeues ``k`` messages; returns ``(partition, count)`` runs."""
+        """The application dequeues ``k`` messages; returns ``(partition, count)`` runs.
+        O(partition runs taken), plus the drains it resumes.
+        """
         runs, order = [], self.order
         while k:
             run = order[0]
@@ -139,7 +141,7 @@ class MultiTopicsConsumer(_ParentQueue):
     # ------------------------------------------------------------------ drain
 
     def start(self, now: int) -> None:
-        """``startReceivingMessages``: every child's first request."""
+        """``startReceivingMessages``: every child's first request. O(children)."""
         for child in self.children:
             self.receive_from(child, True, now)
 
@@ -148,6 +150,7 @@ class MultiTopicsConsumer(_ParentQueue):
 
         Java chains them through ``thenAcceptAsync``; here a loop. Per-message
         ``receiveAsync`` moves are merged up to the next pause check that can fire.
+        O(drain rounds + Flows).
         """
         q = child.partition
         while True:
@@ -204,7 +207,9 @@ class MultiTopicsConsumer(_ParentQueue):
         return False
 
     def child_arrival(self, child: JavaConsumer, k: int, now: int) -> None:
-        """``k`` messages of one entry reach ``child`` (the IO thread, then the executor)."""
+        """``k`` messages of one entry reach ``child`` (the IO thread, then the executor).
+        O(drain rounds + Flows).
+        """
         q = child.partition
         if self.op[q] == SINGLE:  # the first message completes receiveAsync, unqueued
             self.op[q] = NONE
@@ -219,7 +224,9 @@ class MultiTopicsConsumer(_ParentQueue):
             self._after_batch(child, now)
 
     def batch_timeout(self, q: int, token: int, now: int) -> None:
-        """The batch receive timeout: complete with whatever the child holds (maybe none)."""
+        """The batch receive timeout: complete with whatever the child holds (maybe none).
+        O(drain rounds + Flows).
+        """
         if self.op[q] != BATCH or self.token[q] != token:
             return
         self._after_batch(self.children[q], now)
@@ -231,7 +238,9 @@ class MultiTopicsConsumer(_ParentQueue):
             self.receive_from(child, n > 0, now)
 
     def resume_if_needed(self, now: int) -> None:
-        """``resumeReceivingFromPausedConsumersIfNeeded``: at ``<= size / 2`` resume all."""
+        """``resumeReceivingFromPausedConsumersIfNeeded``: at ``<= size / 2`` resume all.
+        O(paused children) plus their drains.
+        """
         if self.paused and self.incoming <= self.size // 2:
             resumed, self.paused = self.paused, []
             for child in resumed:

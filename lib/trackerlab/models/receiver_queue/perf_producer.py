@@ -116,7 +116,7 @@ class _PartitionProducer:
 
     def next_tick_after(self, t: float) -> float:
         """When the first tick strictly after ``t`` (ticks at ``phase + j * delay``) flushes:
-        the tick time plus that tick's scheduling delay."""
+        the tick time plus that tick's scheduling delay. O(1)."""
         j = (t - self.phase) // self.delay + 1
         tick = self.phase + j * self.delay
         latency = self.latency
@@ -125,6 +125,7 @@ class _PartitionProducer:
         return tick
 
     def flush(self, t: float) -> None:
+        """Close the open batch at ``t``: one entry, readable and acknowledged later. O(1)."""
         n_bytes = self.batch.buffer
         n = self.batch.flush()
         self.flush_at = None
@@ -135,21 +136,22 @@ class _PartitionProducer:
             self.pending.append([t + self.timing.receipt_ns, n])
 
     def flush_due(self, t: float) -> None:
-        """Run the ticker up to ``t``: a tick at ``t`` itself runs before a send at ``t``."""
+        """Run the ticker up to ``t``: a tick at ``t`` itself runs before a send at ``t``. O(1)."""
         if self.flush_at is not None and self.flush_at <= t:
             self.flush(self.flush_at)
 
     def release(self, t: float) -> None:
-        """Send receipts up to ``t`` free their semaphore slots."""
+        """Send receipts up to ``t`` free their semaphore slots. O(receipts released)."""
         pending = self.pending
         while pending and pending[0][0] <= t:
             self.pending_count -= int(pending.popleft()[1])
 
     def room(self) -> int:
+        """Free slots of the pending-messages semaphore. O(1)."""
         return self.max_pending - self.pending_count
 
     def add(self, count: int, t_first: float) -> None:
-        """``count`` sends join the open batch, the first at ``t_first``."""
+        """``count`` sends join the open batch, the first at ``t_first``. O(1)."""
         if self.batch.messages == 0:
             self.flush_at = self.next_tick_after(t_first)
         self.batch.add(count)

@@ -28,7 +28,7 @@ class SmoothBurstyLimiter:
         self.next_free = created_at_ns
 
     def acquire(self, now: int, permits: int = 1) -> int:
-        """Reserve ``permits`` at ``now``; return the time the caller may proceed (>= now)."""
+        """Reserve ``permits`` at ``now``; return the time the caller may proceed (>= now). O(1)."""
         next_free = self.next_free
         if now > next_free:  # resync: credit the idle time
             stored = self.stored + now - next_free

@@ -71,6 +71,7 @@ class StickyRouter:
 
     @property
     def partition(self) -> int:
+        """The partition the cursor points at. O(1)."""
         return self.cursor % self.partitions
 
     def plain_run(self) -> int:
@@ -79,6 +80,7 @@ class StickyRouter:
         A decision is due at the first count that is a multiple of the clock interval
         (clock read), exceeds ``max_messages``, or whose cumulative bytes exceed
         ``max_bytes``.
+        O(1).
         """
         if self.partitions == 1:
             return 1 << 62
@@ -94,13 +96,13 @@ class StickyRouter:
         return max(0, decision - nxt)
 
     def advance(self, count: int) -> None:
-        """``count`` plain messages were routed to the current partition."""
+        """``count`` plain messages were routed to the current partition. O(1)."""
         if self.partitions > 1:
             self.count += count
             self.size += count * self.payload
 
     def decide(self, now_ns: float) -> int:
-        """Route one message at ``now_ns`` (the decision message); return its partition."""
+        """Route one message at ``now_ns`` (the decision message); return its partition. O(1)."""
         if self.partitions == 1:
             return 0
         if self.round_robin:  # default_router.go:68-72

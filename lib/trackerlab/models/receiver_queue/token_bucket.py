@@ -48,17 +48,19 @@ class TokenBucket:
         self.virtual = start_ns - burst * self.interval
 
     def run_start(self, caller_ns: float) -> float:
-        """``D*`` for a run of back-to-back sends whose first ``Wait`` is at ``caller_ns``."""
+        """``D*`` for a run of back-to-back sends whose first ``Wait`` is at ``caller_ns``. O(1)."""
         floor = caller_ns - self.burst * self.interval
         return self.virtual if self.virtual > floor else floor
 
     def act_ns(self, caller_ns: float, j: int) -> float:
-        """When the ``j``-th send (0-based) of a run started at ``caller_ns`` leaves."""
+        """When the ``j``-th send (0-based) of a run started at ``caller_ns`` leaves. O(1)."""
         t = self.run_start(caller_ns) + (j + 1) * self.interval
         return caller_ns if caller_ns > t else t
 
     def sends_before(self, caller_ns: float, limit_ns: float) -> int:
-        """How many sends of a run started at ``caller_ns`` act strictly before ``limit_ns``."""
+        """How many sends of a run started at ``caller_ns`` act strictly before ``limit_ns``.
+        O(1).
+        """
         if limit_ns <= caller_ns:
             return 0
         d = self.run_start(caller_ns)
@@ -68,7 +70,7 @@ class TokenBucket:
         return max(n, immediate, 0)
 
     def take(self, caller_ns: float, count: int) -> None:
-        """Consume the tokens of ``count`` sends of a run started at ``caller_ns``."""
+        """Consume the tokens of ``count`` sends of a run started at ``caller_ns``. O(1)."""
         if count > 0:
             self.virtual = self.run_start(caller_ns) + count * self.interval
 
@@ -104,7 +106,7 @@ class SlidingWindow:
         return caller_ns if caller_ns > tau else tau
 
     def act_ns(self, caller_ns: float, j: int) -> float:
-        """When the ``j``-th send of a run started at ``caller_ns`` leaves (no blocking)."""
+        """When the ``j``-th send of a run started at ``caller_ns`` leaves (no blocking). O(j)."""
         pending: list[float] = []
         t = caller_ns
         for _ in range(j + 1):
@@ -113,7 +115,9 @@ class SlidingWindow:
         return t
 
     def sends_before(self, caller_ns: float, limit_ns: float) -> int:
-        """Sends of a run from ``caller_ns`` that act strictly before ``limit_ns``."""
+        """Sends of a run from ``caller_ns`` that act strictly before ``limit_ns``.
+        O(sends counted).
+        """
         pending: list[float] = []
         t = caller_ns
         while True:
@@ -123,7 +127,7 @@ class SlidingWindow:
             pending.append(t)
 
     def take(self, caller_ns: float, count: int) -> None:
-        """Record ``count`` sends of a run from ``caller_ns``."""
+        """Record ``count`` sends of a run from ``caller_ns``. O(count)."""
         pending: list[float] = []
         t = caller_ns
         for _ in range(count):
