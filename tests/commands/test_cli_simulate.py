@@ -10,19 +10,22 @@ from tests.conftest import assert_one_line_error
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["--rate", "0"], ["--rate must be a number in 1..10000000", "0.0"]),
-        (["--rate", "-5"], ["--rate must be a number"]),
-        (["--rate", "5", "--partitions", "0"], ["--partitions must be an integer in 1..1000"]),
-        (["--rate", "5", "--queue-size", "0"], ["--queue-size must be an integer in 1.."]),
-        (["--rate", "5", "--client", "rust"], ["unknown client 'rust'", "go, java"]),
-        (["--rate", "abc"], ["invalid float value: 'abc'"]),
+        (["--rate", "0/s"], ["--rate: the rate must be > 0"]),
+        (["--rate", "0.5/s"], ["--rate (msg/s) must be a number in 1..10000000", "0.5"]),
+        (["--rate", "20000"], ["--rate: cannot read rate '20000'", "20000/s"]),
+        (["--rate", "5/s", "--partitions", "0"], ["--partitions must be an integer in 1..1000"]),
+        (["--rate", "5/s", "--queue-size", "0"], ["--queue-size must be an integer in 1.."]),
+        (["--rate", "5/s", "--client", "rust"], ["unknown client 'rust'", "go, java"]),
+        (["--rate", "abc"], ["--rate: cannot read rate 'abc'"]),
         ([], ["required: --rate"]),
-        (["--rate", "5", "--one-way-us", "-1"], ["--one-way-us must be a number"]),
-        (["--rate", "5", "--duration-s", "0"], ["--duration-s must be a number"]),
-        (["--rate", "5", "--memory-limit-bytes", "-1"], ["--memory-limit-bytes"]),
-        (["--rate", "5", "--limiter", "leaky"], ["unknown limiter 'leaky'"]),
-        (["--rate", "5", "--app-rate", "0"], ["--app-rate must be a number > 0"]),
-        (["--rate", "5", "--tick-latency-us", "-3"], ["--tick-latency-us must be"]),
+        (["--rate", "5/s", "--one-way-us", "-1"], ["--one-way-us must be a number"]),
+        (["--rate", "5/s", "--duration-s", "0"], ["--duration-s must be a number"]),
+        (["--rate", "5/s", "--memory-limit", "-1"], ["--memory-limit: cannot read a size"]),
+        (["--rate", "5/s", "--memory-limit", "64"], ["--memory-limit: '64' needs a unit"]),
+        (["--rate", "5/s", "--limiter", "leaky"], ["unknown limiter 'leaky'"]),
+        (["--rate", "5/s", "--app-rate", "0/s"], ["--app-rate: the rate must be > 0"]),
+        (["--rate", "5/s", "--tick-latency-us", "-3"], ["--tick-latency-us must be"]),
+        (["--rate", "5/s", "--java-drain", "x"], ["unknown --java-drain 'x'"]),
     ],
 )
 def test_simulate_bad_input_is_one_line_exit_2(cli, args, needles):
@@ -33,7 +36,7 @@ def test_simulate_without_model_and_unwritable_csv(cli, tmp_path):
     assert_one_line_error(cli("simulate"), "choose a model: receiver-queue")
     blocker = tmp_path / "f"
     blocker.write_text("x")
-    res = cli("simulate", "receiver-queue", "--rate", "5", "--csv", str(blocker / "a.csv"))
+    res = cli("simulate", "receiver-queue", "--rate", "5/s", "--csv", str(blocker / "a.csv"))
     assert_one_line_error(res, "--csv: cannot write")
     assert res.stdout == ""  # nothing ran
 
@@ -41,7 +44,7 @@ def test_simulate_without_model_and_unwritable_csv(cli, tmp_path):
 def test_simulate_prints_summary_and_writes_csv(cli, tmp_path):
     out = tmp_path / "ts" / "rq.csv"
     res = cli(
-        "simulate", "receiver-queue", "--rate", "1", "--partitions", "3", "--client", "go",
+        "simulate", "receiver-queue", "--rate", "1/s", "--partitions", "3", "--client", "go",
         "--duration-s", "5", "--csv", str(out),
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
@@ -57,24 +60,27 @@ def test_simulate_prints_summary_and_writes_csv(cli, tmp_path):
 
 def test_simulate_fixed_java_with_a_slow_application(cli):
     res = cli(
-        "simulate", "receiver-queue", "--rate", "2000", "--client", "java", "--fixed",
-        "--queue-size", "10", "--app-rate", "100", "--duration-s", "2",
+        "simulate", "receiver-queue", "--rate", "2k/s", "--client", "java", "--fixed",
+        "--queue-size", "10", "--app-rate", "100/s", "--duration-s", "2", "--memory-limit",
+        "64MiB",
     )  # fmt: skip
     summary = dict(line.split(None, 1) for line in res.stdout.splitlines())
     assert summary["client"] == "java (fixed)" and summary["final_total_size"] == "10"
+    assert summary["memory_limit_bytes"] == str(64 << 20)
     # whole entries: one Flow of 5 permits brings entries of ~20 messages
     assert int(summary["peak_prefetched_messages"]) > 10
 
 
 def test_bench_runs_a_short_case_with_both_engines(cli):
-    res = cli("bench", "receiver-queue", "--duration-s", "1", "--rate", "2000")
+    res = cli("bench", "receiver-queue", "--duration-s", "1", "--rate", "2k/s")
     assert res.returncode == 0, res.stdout + res.stderr
     lines = res.stdout.splitlines()
     assert lines[0].split()[:3] == ["case", "produced", "consumed"]
     go_fixed = next(line for line in lines if line.startswith("go fixed 1000 x1"))
     assert "x " in go_fixed or "x  " in go_fixed  # a ratio column
     assert lines[-1].startswith("all cases")
-    assert_one_line_error(cli("bench", "receiver-queue", "--rate", "0"), "--rate must be")
+    assert_one_line_error(cli("bench", "receiver-queue", "--rate", "0/s"), "--rate: the rate")
+    assert_one_line_error(cli("bench", "receiver-queue", "--rate", "20000"), "20000/s")
 
 
 def test_simulate_help_states_the_defaults_the_library_uses(cli):

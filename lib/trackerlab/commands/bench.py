@@ -181,9 +181,7 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
             "application stops consuming or falls more than 1 s of traffic behind."
         ),
     )
-    p.add_argument(
-        "--rate", type=float, default=20_000.0, help="producer rate, msg/s (default 20000)"
-    )
+    p.add_argument("--rate", default="20k/s", help="producer rate (default 20k/s)")
     p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
     p.add_argument("--no-legacy", action="store_true", help="skip the legacy engine (no ratio)")
     p.set_defaults(func=_run_receiver_queue)
@@ -192,8 +190,9 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
 def _run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.bench.receiver_queue import format_bench, run_bench
     from trackerlab.params import check_float
+    from trackerlab.workloads.units import parse_rate_per_ms
 
-    rate = check_float("--rate", args.rate, 1, 1e7)
+    rate = check_float("--rate (msg/s)", parse_rate_per_ms(args.rate, "--rate") * 1000, 1, 1e7)
     duration = check_float("--duration-s", args.duration_s, 0, 3600, lo_open=True)
     rows = run_bench(rate, duration, legacy=not args.no_legacy)
     print(format_bench(rows))

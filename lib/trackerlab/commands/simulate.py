@@ -22,7 +22,7 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
         "and whether the application kept up. Open latencies default to the values the "
         "reproduction fitted or declared (trackerlab reproduce --only N46,...,N57)."
     )
-    p.add_argument("--rate", type=float, required=True, help="producer rate, msg/s (>= 1)")
+    p.add_argument("--rate", required=True, help="producer rate, produce -r: e.g. 20k/s (>= 1/s)")
     p.add_argument("--partitions", type=int, default=1, help="partitions (>= 1, default 1)")
     p.add_argument("--client", default="go", help="go or java (default go)")
     p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
@@ -41,17 +41,15 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--message-bytes", type=int, default=128, help="payload bytes (default 128)")
     p.add_argument(
-        "--memory-limit-bytes",
-        type=int,
-        default=0,
-        help="client memoryLimit in bytes (default 0: none, the #976 Go client; 67108864 = "
-        "64 MiB, the Go #991 and Java default)",
+        "--memory-limit",
+        default="0",
+        help="client memoryLimit, e.g. 64MiB (default 0: none, the #976 Go client; 64MiB is "
+        "the Go #991 and Java default)",
     )
     p.add_argument(
         "--app-rate",
-        type=float,
         default=None,
-        help="a rate-limited application, msg/s (default: the perf consumer's own loop)",
+        help="a rate-limited application, e.g. 100/s (default: the perf consumer's own loop)",
     )
     p.add_argument(
         "--limiter",
@@ -178,21 +176,23 @@ def add_model_commands(
 def run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
     from trackerlab.models.receiver_queue import HarnessConfig, simulate
-    from trackerlab.params import check_int
+    from trackerlab.workloads.units import parse_bytes, parse_rate_per_ms
 
-    check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, None)
+    rate = parse_rate_per_ms(args.rate, "--rate") * 1000
+    app_rate = parse_rate_per_ms(args.app_rate, "--app-rate") * 1000 if args.app_rate else None
+    memory_limit = parse_bytes(args.memory_limit, "--memory-limit")
     options = dict(
         client=args.client,
-        rate=args.rate,
+        rate=rate,
         partitions=args.partitions,
         duration_s=args.duration_s,
         receiver_queue_size=args.queue_size,
         auto_scale=not args.fixed,
         max_total_receiver_queue_size_across_partitions=args.max_total_queue_size,
         message_bytes=args.message_bytes,
-        memory_limit_bytes=args.memory_limit_bytes or None,
-        app_rate=args.app_rate,
-        app_burst_s=1.0 if args.app_rate is not None and args.client == "java" else 0.0,
+        memory_limit_bytes=memory_limit or None,
+        app_rate=app_rate,
+        app_burst_s=1.0 if app_rate is not None and args.client == "java" else 0.0,
         limiter=args.limiter,
         batching=not args.no_batching,
         java_drain=args.java_drain,
@@ -237,14 +237,14 @@ def _validated(cfg):
 
 #: HarnessConfig field -> the ``simulate receiver-queue`` flag that sets it.
 _FLAGS = {
-    "rate": "--rate",
+    "rate": "--rate (msg/s)",
     "partitions": "--partitions",
     "duration_s": "--duration-s",
     "receiver_queue_size": "--queue-size",
     "max_total_receiver_queue_size_across_partitions": "--max-total-queue-size",
     "message_bytes": "--message-bytes",
-    "memory_limit_bytes": "--memory-limit-bytes",
-    "app_rate": "--app-rate",
+    "memory_limit_bytes": "--memory-limit",
+    "app_rate": "--app-rate (msg/s)",
     "limiter": "--limiter",
     "java_drain": "--java-drain",
     "tick_latency_us": "--tick-latency-us",
