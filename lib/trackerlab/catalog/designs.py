@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from trackerlab.catalog.registry import Catalog
 from trackerlab.models.delayed import designs as delayed
+from trackerlab.models.delayed import long_bitmap_buckets, topic_index
 from trackerlab.models.nack import designs as nack
 from trackerlab.models.pending_acks import designs as pending_acks
+from trackerlab.models.primitives import long_bitmap
 from trackerlab.models.proposals import flat_buckets
 from trackerlab.models.receiver_queue import designs as receiver_queue
 
@@ -30,6 +32,9 @@ CATALOG.register("time-buckets-runs", delayed.TIME_BUCKETS_RUNS)
 CATALOG.register("pip195-buckets", delayed.PIP195_BUCKETS)
 CATALOG.register("delay-level-topics", delayed.DELAY_LEVEL_TOPICS)
 CATALOG.register("time-buckets-flat", flat_buckets.DESIGN)
+CATALOG.register("time-buckets-long-bitmap", long_bitmap_buckets.DESIGN)
+CATALOG.register("long-bitmap", long_bitmap.DESIGN)
+CATALOG.register("pip448-topic-index", topic_index.DESIGN)
 # pending acks (broker, per consumer)
 CATALOG.register("pending-acks-treemap", pending_acks.TREEMAP)
 CATALOG.register("pending-acks-packed-rb", pending_acks.PACKED_RB)

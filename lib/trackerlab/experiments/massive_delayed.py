@@ -237,12 +237,13 @@ class DelayedResult:
         frames = []
         for name, run in self.runs.items():
             persisted = run.persisted_bytes * (1 if run.shared_subscriptions else subs)
+            memory_share = 1 if run.shared_memory else subs
             frames.append(
                 pd.DataFrame(
                     {
                         "design": name,
                         "time_h": run.times_ms / 3_600_000,
-                        "memory_bytes": run.memory_bytes * subs,
+                        "memory_bytes": run.memory_bytes * memory_share,
                         "indexed_entries": run.indexed,
                         "retained_bytes": run.retained_entries * entry_bytes,
                         "persisted_bytes": persisted,
@@ -260,12 +261,13 @@ class DelayedResult:
         rows = []
         for name, run in self.runs.items():
             share = 1 if run.shared_subscriptions else subs
+            memory_share = 1 if run.shared_memory else subs
             persisted_end = float(run.persisted_bytes[-1]) * share
             rows.append(
                 {
                     "design": name,
-                    "memory_peak_bytes": float(run.memory_bytes.max()) * subs,
-                    "memory_steady_bytes": float(run.memory_bytes[-1]) * subs,
+                    "memory_peak_bytes": float(run.memory_bytes.max()) * memory_share,
+                    "memory_steady_bytes": float(run.memory_bytes[-1]) * memory_share,
                     "indexed_entries_end": float(run.indexed[-1]),
                     "persisted_end_bytes": persisted_end,
                     "extra_writes_bytes": run.extra_writes_bytes * share,

@@ -312,7 +312,9 @@ def _long_bitmap(
             shape, adds.java(p), removes.java(p), drain
         )
 
-    return ProbeCase(name, "long-bitmap", f"ConcurrentRoaringBitmap ({shape}), {desc}", build, model)
+    return ProbeCase(
+        name, "long-bitmap", f"ConcurrentRoaringBitmap ({shape}), {desc}", build, model
+    )
 
 
 def _leaf_after(

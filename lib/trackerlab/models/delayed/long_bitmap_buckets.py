@@ -1,0 +1,251 @@
+"""The time-bucketed ``InMemoryDelayedDeliveryTracker`` in its current form (variant ``c``).
+
+``pulsar-broker/src/main/java/org/apache/pulsar/broker/delayed/InMemoryDelayedDeliveryTracker
+.java`` on master (2026; stored form read as index id 55038017225, after #26032 restored fastutil
+and #26117 introduced ``LongBitmap``)::
+
+    Long2ObjectSortedMap<Long2ObjectSortedMap<LongBitmap>> delayedMessageMap =
+        new Long2ObjectAVLTreeMap<>();                     // inner: new Long2ObjectRBTreeMap<>()
+    AtomicLong delayedMessagesCount, memoryUsage;
+
+- ``addMessage``: refuse (dispatch now) when ``deliverAt < 0 || deliverAt <= cutoff``;
+  bucket key ``roundTimestamp(deliverAt)`` (strict: round up, saturating; else floor, see
+  :mod:`trackerlab.models.delayed.time_buckets` variant ``c``); leaf
+  ``LongBitmaps.create()``; ``oldSize = serializedSize(); if (checkedAdd(entryId))
+  memoryUsage += serializedSize() - oldSize, count++``;
+- ``getScheduledMessages(n)``: while the first bucket key ``<= getBucketCutoffTime()``, for each
+  ledger in ascending order ``drainTo(n)`` (the ``n`` smallest entry ids), ``memoryUsage`` and
+  the count follow the deltas, a ledger whose bitmap was drained whole is removed, then the
+  bucket if empty;
+- ``getBufferMemoryUsage() = memoryUsage``: the serialized sizes of the live bitmaps minus 8 B
+  each (a new leaf's ``oldSize`` is its empty 8-B header, so creation adds ``size - 8``; a
+  whole drain subtracts ``size - 8``): no tree nodes, no leaf objects, no lock, no slack.
+
+The leaf's shape (:mod:`trackerlab.models.primitives.long_bitmap`) is a parameter: master runs
+``wraps-roaring`` since #26500, ``wraps-mutable`` before it (#26117).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sortedcontainers import SortedDict
+
+from trackerlab.models.delayed import aggregated
+from trackerlab.models.delayed.time_buckets import BucketDelayedTracker
+from trackerlab.models.design import DELAYED, Design
+from trackerlab.models.primitives.long_bitmap import SHAPES, ConcurrentRoaringBitmap
+from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content
+from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing import jvm_long_bitmap as jl
+from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
+from trackerlab.sizing.python import python_real_bytes
+from trackerlab.sizing.request import SizeRequest, SizeResult
+from trackerlab.workloads.stream import MessageChunk
+
+DIR = "pulsar-broker/src/main/java/org/apache/pulsar/broker/delayed/"
+#: ``AtomicLong delayedMessagesCount`` and ``AtomicLong memoryUsage``.
+COUNTERS = 2
+
+
+class LongBitmapIndex:
+    """``timestamp -> ledgerId -> LongBitmap`` with sorted inner maps and the ``memoryUsage``
+    counter. ``add`` O(log n); ``add_arrays`` groups numpy arrays, one leaf bulk call per
+    (bucket, ledger)."""
+
+    inner = "sorted"
+
+    def __init__(self, trim_bits: int, shape: str = SHAPES[0]) -> None:
+        self.trim_bits = trim_bits
+        self.shape = jl.check_shape(shape)
+        self.buckets: SortedDict = SortedDict()
+        self.memory_usage = 0
+
+    def _leaf(self, bucket: int, ledger: int) -> ConcurrentRoaringBitmap:
+        ledgers = self.buckets.get(bucket)
+        if ledgers is None:
+            ledgers = self.buckets[bucket] = SortedDict()
+        leaf = ledgers.get(ledger)
+        if leaf is None:
+            leaf = ledgers[ledger] = ConcurrentRoaringBitmap(self.shape)
+        return leaf
+
+    def add(self, bucket: int, ledger: int, entry: int) -> bool:
+        """``computeIfAbsent(...).computeIfAbsent(...)``, then ``checkedAdd`` with the
+        serialized-size delta. True if the entry was new."""
+        leaf = self._leaf(bucket, ledger)
+        old = leaf.serialized_size()
+        if not leaf.checked_add(entry):
+            return False
+        self.memory_usage += leaf.serialized_size() - old
+        return True
+
+    def add_arrays(self, buckets: np.ndarray, ledgers: np.ndarray, entries: np.ndarray) -> int:
+        """Bulk :meth:`add`; returns how many entries were new. O(n log n)."""
+        if len(entries) == 0:
+            return 0
+        order = np.lexsort((entries, ledgers, buckets))
+        b, led, e = buckets[order], ledgers[order], entries[order]
+        starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (led[1:] != led[:-1])])
+        ends = np.r_[starts[1:], len(b)]
+        added = 0
+        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+            leaf = self._leaf(int(b[lo]), int(led[lo]))
+            old = leaf.serialized_size()
+            added += leaf.add_sorted(e[lo:hi])
+            self.memory_usage += leaf.serialized_size() - old
+        return added
+
+    def first_bucket(self) -> int | None:
+        return self.buckets.keys()[0] if self.buckets else None
+
+    def pop_bucket(self, bucket: int) -> SortedDict:
+        return self.buckets.pop(bucket)
+
+    def ledgers_in_order(self, bucket: int) -> list[int]:
+        return list(self.buckets[bucket])
+
+    def __len__(self) -> int:
+        return sum(len(leaf) for ledgers in self.buckets.values() for leaf in ledgers.values())
+
+    def leaves(self):
+        for ledgers in self.buckets.values():
+            yield from ledgers.values()
+
+    def content(self) -> np.ndarray:
+        """One row per (bucket, ledger, 2^16 chunk): bucket, ledger, chunk key, cardinality,
+        runs (0: never run-optimized), rank of the ledger in its bucket."""
+        rows = [
+            (bucket, ledger, key, state[1], 0, rank)
+            for bucket, ledgers in self.buckets.items()
+            for rank, (ledger, leaf) in enumerate(ledgers.items())
+            for key, state in sorted(leaf.layout.keys.items())
+        ]
+        return np.array(rows, dtype=np.int64).reshape(-1, 6)
+
+    def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
+        """Deep bytes of the maps and every leaf in its own state (after removals too).
+        O(leaves * containers)."""
+        total = jc.fastutil_avl_tree_map(len(self.buckets), layout=layout)
+        for ledgers in self.buckets.values():
+            total += jc.fastutil_rb_tree_map(len(ledgers), layout=layout)
+            total += sum(leaf.jvm_bytes(layout) for leaf in ledgers.values())
+        return total
+
+
+class LongBitmapBucketTracker(BucketDelayedTracker):
+    """Variant ``c`` with ``LongBitmap`` leaves and both counters, driven by ``now_ms``."""
+
+    def __init__(
+        self,
+        tick_ms: int = 1000,
+        strict: bool = False,
+        lookahead: int = 50_000,
+        shape: str = SHAPES[0],
+    ) -> None:
+        super().__init__(tick_ms, strict, "c", lookahead)
+        self.index = LongBitmapIndex(self.bits, shape)
+
+    def get_scheduled_messages(self, max_messages: int, now_ms: int) -> list[tuple[int, int]]:
+        """``getScheduledMessages(n)``: ``drainTo`` per ledger, ascending. O(k log n)."""
+        n = max_messages
+        taken: list[tuple[int, int]] = []
+        index = self.index
+        cutoff = self.bucket_cutoff(now_ms)
+        while n > 0 and index.buckets:
+            first = index.first_bucket()
+            if first > cutoff:
+                break
+            ledgers = index.buckets[first]
+            done = []
+            for ledger, leaf in ledgers.items():
+                cardinality = leaf.cardinality()
+                old = leaf.serialized_size()
+                drained = leaf.drain_to(n)
+                index.memory_usage += leaf.serialized_size() - old
+                self.count -= len(drained)
+                n -= len(drained)
+                taken.extend((ledger, e) for e in drained)
+                if len(drained) == cardinality:
+                    done.append(ledger)
+                if n <= 0:
+                    break
+            for ledger in done:
+                del ledgers[ledger]
+            if not ledgers:
+                index.pop_bucket(first)
+        if not index.buckets:
+            self.fixed_delay, self.highest_tracked = True, 0
+        return sorted(set(taken))
+
+    def buffer_memory_usage(self) -> int:
+        """``getBufferMemoryUsage()``: the ``memoryUsage`` counter."""
+        return self.index.memory_usage
+
+    def add_chunk(self, chunk: MessageChunk, dispatch_lag_ms: int = 0) -> int:
+        """Bulk ``addMessage`` (the base class's rules, this index's bulk path)."""
+        return super().add_chunk(chunk, dispatch_lag_ms)
+
+
+# --------------------------------------------------------------------------- sizing
+
+
+def counters_bytes(layout: JvmLayout = COMPRESSED) -> int:
+    """The tracker's two ``AtomicLong`` objects (count, memoryUsage): 48 B."""
+    return COUNTERS * jl.atomic_long(layout)
+
+
+def build(request: SizeRequest) -> LongBitmapBucketTracker:
+    """The tracker after the workload's messages, each added when published. O(n log n)."""
+    tracker = LongBitmapBucketTracker(request.tick_ms, shape=request.shape or SHAPES[0])
+    for chunk in request.workload.chunks():
+        tracker.add_chunk(chunk)
+    return tracker
+
+
+def size_long_bitmap_buckets(request: SizeRequest) -> SizeResult:
+    """Form c built from the workload; JVM bytes from the index content (vectorized, equal to
+    the per-leaf sum for an add-only index: ``tests/models/delayed``)."""
+    tracker = build(request)
+    index = tracker.index
+    shape = index.shape
+    content = index.content()
+    layout = request.jvm_layout
+    jvm = jvm_bytes_from_content(content, len(index.buckets), "avl-rb", False, layout, leaf=shape)
+    return SizeResult(
+        structure="time-buckets-long-bitmap",
+        entries=len(index),
+        python_bytes=python_real_bytes(index.buckets),
+        jvm_bytes=jvm,
+        details={
+            "java_shape": f"avl-rb, leaf {shape}",
+            "buckets": len(index.buckets),
+            "bitmaps": sum(len(v) for v in index.buckets.values()),
+            "messages_per_bucket": 1 << tracker.bits,
+            "counters_jvm_bytes": counters_bytes(layout),
+            "buffer_memory_usage": tracker.buffer_memory_usage(),
+        },
+    )
+
+
+def simulate(topic, retention, settings):
+    """The aggregated time-bucket run sized with this form's maps and leaves."""
+    run = aggregated.time_bucket_design(topic, retention, settings, leaf=SHAPES[0])
+    run.design = "time-buckets-long-bitmap"
+    return run
+
+
+DESIGN = Design(
+    tracker=DELAYED,
+    summary="current time buckets (form c): deliverAt rounded to 2^floor(log2 tick) ms -> "
+    "ledger -> LongBitmap, counters by deltas",
+    java="Long2ObjectAVLTreeMap<Long2ObjectRBTreeMap<LongBitmap>> + AtomicLong count, memoryUsage",
+    source=DIR + "InMemoryDelayedDeliveryTracker.java",
+    prs=("#26032", "#26117", "#26500", "#26012"),
+    releases="master (2026)",
+    memory="heap",
+    options=("tick_ms", "layout", "shape"),
+    build=size_long_bitmap_buckets,
+    simulate=simulate,
+    shapes=SHAPES,
+    columns=("python", "jvm"),
+)
