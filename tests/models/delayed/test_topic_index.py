@@ -97,7 +97,9 @@ def test_memory_does_not_grow_with_subscriptions():
 def test_catalog_entry_says_the_merge_is_not_established():
     design = CATALOG["pip448-topic-index"]
     assert "not established" in design.releases and not design.proposal
-    r = size("pip448-topic-index", SizeRequest(Workload.from_options(5000, 1.0)))
+    r = size(
+        "pip448-topic-index", SizeRequest(Workload.from_options(5000, 1.0, delay="fixed:60000"))
+    )
     assert r.entries == 5000 and "not established" in r.details["merged"]
 
 

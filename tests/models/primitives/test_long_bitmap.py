@@ -70,7 +70,7 @@ TestLongBitmap.settings = settings(max_examples=60, stateful_step_count=30, dead
 
 def test_out_of_range_values_are_refused():
     leaf = ConcurrentRoaringBitmap()
-    with pytest.raises(ValueError, match="0..4294967295"):
+    with pytest.raises(ValueError, match=r"0\.\.4294967295"):
         leaf.checked_add(1 << 32)
     assert not leaf.contains(-1)
 
