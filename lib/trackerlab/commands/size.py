@@ -33,8 +33,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "seed's formula) and bytes per entry. `--list` lists the designs it can build."
         ),
     )
-    p.add_argument("design", nargs="?", help="design name (see --list)")
+    p.add_argument(
+        "design",
+        nargs="?",
+        help="design name (see --list), or a tracker (delayed, delayed-bucket, delayed-topic, "
+        "nack, pending-acks) to size the design --pulsar-version runs",
+    )
     p.add_argument("--list", action="store_true", help="list the designs and exit")
+    p.add_argument(
+        "--pulsar-version",
+        default=None,
+        help="Pulsar version whose structures and defaults to assume (e.g. 4.0.7, 4.1, master; "
+        "default: the newest release in data/pulsar_releases.yaml)",
+    )
     d = WORKLOAD_DEFAULTS
     p.add_argument("--messages", type=int, default=d["messages"], help="messages published")
     p.add_argument(
@@ -43,14 +54,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=d["rate_per_ms"],
         help="messages per millisecond (x in the seeds)",
     )
-    p.add_argument("--trim-bits", type=int, default=10, help=OPTIONS["trim_bits"] + ", 0..62")
-    p.add_argument("--tick-ms", type=int, default=1000, help=OPTIONS["tick_ms"] + " (ms)")
+    p.add_argument(
+        "--trim-bits",
+        type=int,
+        default=None,
+        help=OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)",
+    )
+    p.add_argument(
+        "--tick-ms",
+        type=int,
+        default=None,
+        help=OPTIONS["tick_ms"] + " (ms; default: the version's, 1000)",
+    )
     p.add_argument(
         "--entries-per-ledger",
         type=int,
-        default=d["entries_per_ledger"],
-        help="managedLedgerMaxEntriesPerLedger",
+        default=None,
+        help="managedLedgerMaxEntriesPerLedger (default: the version's, 50000)",
     )
+    p.add_argument("--shape", default=None, help=OPTIONS["shape"])
     p.add_argument("--start-ledger", type=int, default=d["start_ledger"], help="first ledger id")
     p.add_argument("--ledgers", type=int, default=1, help=OPTIONS["ledgers"])
     p.add_argument("--batch-size", type=int, default=d["batch_size"], help="messages per entry")
@@ -80,7 +102,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from trackerlab import releases
     from trackerlab.catalog import CATALOG, size
+    from trackerlab.catalog import versioned as cv
     from trackerlab.errors import UsageError
     from trackerlab.params import check_int, check_positive
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
@@ -94,6 +118,11 @@ def run(args: argparse.Namespace) -> int:
             design = CATALOG[name]
             print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
+    release = releases.resolve(args.pulsar_version)
+    defaults = cv.request_defaults(release)
+    for name in ("tick_ms", "trim_bits", "entries_per_ledger"):
+        if getattr(args, name) is None:
+            setattr(args, name, defaults[name])
     # the options first, with their flag names, then the design
     check_int("--messages", args.messages, 0)
     check_positive("--rate-per-ms", args.rate_per_ms)
@@ -107,9 +136,12 @@ def run(args: argparse.Namespace) -> int:
         ledgers=args.ledgers,
         layout=args.layout,
         run_optimize=args.run_optimize,
+        shape=args.shape,
     )
     SizeRequest(Workload(0), **options)  # validates the design options
-    CATALOG.check(args.design, buildable)
+    tracker = cv.TRACKER_ALIASES.get(args.design)
+    if tracker is None:
+        CATALOG.check(args.design, buildable)
     workload = Workload.from_options(
         args.messages,
         args.rate_per_ms,
@@ -120,11 +152,25 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         seed=args.seed,
     )
-    result = size(args.design, SizeRequest(workload, **options))
+    request = SizeRequest(workload, **options)
+    note = None
+    if tracker is not None:
+        choice, result = cv.size_for_version(tracker, release, request)
+        if result is None:
+            why = choice.missing or f"{choice.evidence}: {choice.source}"
+            raise UsageError(
+                f"{release.label} {tracker}: {choice.design or 'no catalog design'} ({why})"
+            )
+    else:
+        result = cv.annotate(size(args.design, request), _Plain(), release, request)
+        note = cv.version_note(args.design, release)
     row = result.as_dict()
     if args.json:
         print(json.dumps(row, default=str))
         return 0
+    print(f"pulsar_version     {release.label} (structures and defaults assumed)")
+    if note:
+        print(f"note               {note}")
     print(f"design             {result.structure}")
     print(f"entries            {result.entries}")
     for column in SIZE_COLUMNS:
@@ -135,8 +181,16 @@ def run(args: argparse.Namespace) -> int:
         per_text = f"   ({per:.4g} B/entry)" if per is not None else ""
         print(f"{column:18s} {value:,.0f}{per_text}")
     for key, value in result.details.items():
-        print(f"{key:18s} {value}")
+        if key != "pulsar_version":  # printed first
+            print(f"{key:18s} {value}")
     return 0
+
+
+class _Plain:
+    """An explicit design: no release variant to apply."""
+
+    variant = None
+    java = ""
 
 
 def run_designs(args: argparse.Namespace) -> int:

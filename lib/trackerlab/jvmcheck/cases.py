@@ -396,6 +396,31 @@ def _pip448(n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
     )
 
 
+def _rb_of_rb_pairs(n_ledgers: int, n_entries: int) -> ProbeCase:
+    """PIP-379's first PendingAcksMap: RB of RB of IntIntPair objects."""
+
+    def model(layout: JvmLayout) -> int:
+        inner = jc.fastutil_rb_tree_map(
+            n_entries, n_entries * jc.int_int_pair(layout), layout=layout
+        )
+        return jc.fastutil_rb_tree_map(n_ledgers, n_ledgers * inner, layout=layout)
+
+    def build(p: JvmProbe) -> Any:
+        return p.jvm.trackerlab.probe.PendingAcksProbe.rbOfRbPairs(
+            FASTUTIL_PACKAGE.removesuffix("longs."), p.seq(5000, n_ledgers), p.seq(0, n_entries)
+        )
+
+    return ProbeCase(
+        f"pending-acks-rb-pairs-{n_ledgers}x{n_entries}",
+        "fastutil",
+        "PIP-379 PendingAcksMap: Long2ObjectRBTreeMap<Long2ObjectRBTreeMap<IntIntPair>>, "
+        f"{n_ledgers} ledgers x {n_entries} entries (fastutil IntIntImmutablePair values)",
+        build,
+        model,
+        needs_fastutil=True,
+    )
+
+
 def build_cases() -> tuple[ProbeCase, ...]:
     """Every case, in display order. Cheap: values are generated when a case runs."""
     k16, k32 = 1 << 16, 1 << 32
@@ -450,6 +475,7 @@ def build_cases() -> tuple[ProbeCase, ...]:
     cases += [
         _time_buckets(*shape) for shape in ((1, 1, 1), (1, 1000, 1), (10, 10, 100), (1, 1, 1000))
     ]
+    cases += [_rb_of_rb_pairs(*dims) for dims in ((1, 1), (3, 1000))]
     cases += _jdk_concurrent()
     k16 = 1 << 16
     for shape in jl.LEAF_SHAPES:

@@ -27,11 +27,8 @@ import array
 import numpy as np
 from pyroaring import BitMap
 
-from trackerlab.models.design import DELAYED, Design
 from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
-from trackerlab.sizing.python import python_real_bytes
-from trackerlab.sizing.request import SizeRequest, SizeResult
 
 MAX_UINT32 = (1 << 32) - 1
 SHAPES = jl.LEAF_SHAPES
@@ -138,60 +135,3 @@ class ConcurrentRoaringBitmap:
 
     def __iter__(self):
         return iter(self.bitmap)
-
-
-# --------------------------------------------------------------------------- catalog
-
-
-def per_ledger_leaves(request: SizeRequest, shape: str) -> dict[int, ConcurrentRoaringBitmap]:
-    """One leaf per ledger holding the entry ids of the workload's tracked (delayed) entries,
-    as PIP-195's ``delayedIndexBitMap`` keeps them. O(n log n)."""
-    from trackerlab.workloads.stream import last_message_per_entry
-
-    ledger, entry, publish, deliver_at = last_message_per_entry(request.workload)
-    keep = deliver_at > publish + request.tick_ms
-    ledger, entry = ledger[keep], entry[keep]
-    leaves: dict[int, ConcurrentRoaringBitmap] = {}
-    order = np.argsort(ledger, kind="stable")
-    ledger, entry = ledger[order], entry[order]
-    starts = np.flatnonzero(np.r_[True, ledger[1:] != ledger[:-1]]) if len(ledger) else []
-    ends = np.r_[starts[1:], len(ledger)] if len(ledger) else []
-    for lo, hi in zip(starts, ends, strict=True):
-        leaf = leaves[int(ledger[lo])] = ConcurrentRoaringBitmap(shape)
-        leaf.add_sorted(entry[lo:hi])
-    return leaves
-
-
-def size_long_bitmaps(request: SizeRequest) -> SizeResult:
-    """The workload's delayed entries in one leaf per ledger, in the request's shape."""
-    shape = request.shape or SHAPES[0]
-    leaves = per_ledger_leaves(request, shape)
-    entries = sum(len(leaf) for leaf in leaves.values())
-    return SizeResult(
-        structure="long-bitmap",
-        entries=entries,
-        python_bytes=python_real_bytes(leaves),
-        jvm_bytes=sum(leaf.jvm_bytes(request.jvm_layout) for leaf in leaves.values()),
-        details={
-            "shape": shape,
-            "leaves": len(leaves),
-            "serialized_bytes": sum(leaf.serialized_size() for leaf in leaves.values()),
-        },
-    )
-
-
-DESIGN = Design(
-    tracker=DELAYED,
-    summary="the LongBitmap leaf (ConcurrentRoaringBitmap) alone: one per ledger of the "
-    "delayed entries, as PIP-195 and the form-c index hold them",
-    java="ConcurrentRoaringBitmap: RoaringBitmap | MutableRoaringBitmap + StampedLock "
-    "(+ removesSinceTrim, trim after 10,000 removals)",
-    source=FILE + "ConcurrentRoaringBitmap.java",
-    prs=("#26117", "#26500"),
-    releases="master (2026); LongBitmaps.create()",
-    memory="heap",
-    options=("tick_ms", "layout", "shape"),
-    build=size_long_bitmaps,
-    shapes=SHAPES,
-    columns=("python", "jvm"),
-)
