@@ -92,3 +92,29 @@ def test_absent_structure_is_one_line(cli):
     assert_one_line_error(
         cli("size", "delayed-bucket", "--pulsar-version", "2.11"), "2.11", "delayed_bucket"
     )
+
+
+def test_simulate_delayed_names_the_version_and_runs_its_designs(cli):
+    r = cli("simulate", "delayed", "--days", "0.2", "--samples", "4", "--pulsar-version", "4.0.7")
+    assert r.returncode == 0, r.stderr
+    assert "Pulsar 4.0.7 (line 4.0.6+): structures and defaults assumed: tick 1000 ms" in r.stdout
+    assert "default in-memory tracker: triple-heap" in r.stdout
+    designs = [
+        line.split()[0]
+        for line in r.stdout.splitlines()
+        if line.startswith(("triple", "pip", "time"))
+    ]
+    assert designs == ["triple-heap", "pip195-buckets"]
+    master = cli(
+        "simulate", "delayed", "--days", "0.2", "--samples", "4", "--pulsar-version", "master"
+    )
+    assert (
+        "PIP-448 topic index (opt-in): pip448-topic-index (merge not-established)" in master.stdout
+    )
+    assert "time-buckets-long-bitmap" in master.stdout
+
+
+def test_simulate_delayed_unknown_version(cli):
+    assert_one_line_error(
+        cli("simulate", "delayed", "--days", "0.01", "--pulsar-version", "4.9"), KNOWN
+    )

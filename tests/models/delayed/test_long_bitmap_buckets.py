@@ -3,6 +3,7 @@ its memoryUsage counter against the serialized sizes, and its JVM bytes."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -12,7 +13,12 @@ from pyroaring import BitMap
 from tests.models.delayed.test_time_buckets import early_bound, late_bound
 from tests.reference.delayed import NaiveDelayedIndex
 from trackerlab.catalog import SizeRequest, size
-from trackerlab.models.delayed.long_bitmap_buckets import LongBitmapBucketTracker, build
+from trackerlab.models.delayed.buffer_metric import serialized_delta
+from trackerlab.models.delayed.long_bitmap_buckets import (
+    LongBitmapBucketTracker,
+    build,
+    build_content,
+)
 from trackerlab.models.primitives.long_bitmap import SHAPES
 from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content
 from trackerlab.sizing import jvm_collections as jc
@@ -76,12 +82,18 @@ TestFormC.settings = settings(max_examples=60, stateful_step_count=40, deadline=
 
 @pytest.mark.parametrize("delay", ["fixed:60000", "uniform:0:600000"])
 def test_content_path_equals_the_per_leaf_sum(delay):
+    """The fast path (variant-c BitMap64 index, vectorized sizes) against the stateful model
+    with LongBitmap leaves: same content, same JVM bytes, same memoryUsage."""
     w = Workload.from_options(20_000, 2.0, delay=delay, entries_per_ledger=5000)
+    fast, content = build_content(SizeRequest(w))
+    assert fast.number_of_delayed_messages() == 20_000 or delay != "fixed:60000"
     for shape in SHAPES:
-        index = build(SizeRequest(w, shape=shape)).index
-        content = index.content()
-        vectorized = jvm_bytes_from_content(content, len(index.buckets), "avl-rb", leaf=shape)
+        tracker = build(SizeRequest(w, shape=shape))
+        index = tracker.index
+        assert np.array_equal(index.content()[:, :4], content[:, :4])
+        vectorized = jvm_bytes_from_content(content, len(fast.index.buckets), "avl-rb", leaf=shape)
         assert vectorized == index.jvm_bytes()
+        assert serialized_delta(content) == tracker.buffer_memory_usage()
 
 
 def test_one_message_by_hand():

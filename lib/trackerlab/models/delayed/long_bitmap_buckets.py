@@ -199,34 +199,47 @@ def counters_bytes(layout: JvmLayout = COMPRESSED) -> int:
 
 
 def build(request: SizeRequest) -> LongBitmapBucketTracker:
-    """The tracker after the workload's messages, each added when published. O(n log n)."""
+    """The tracker with ``LongBitmap`` leaves after the workload's messages, each added when
+    published (the stateful model: per-leaf layouts). O(n log n) + O(leaves) Python."""
     tracker = LongBitmapBucketTracker(request.tick_ms, shape=request.shape or SHAPES[0])
     for chunk in request.workload.chunks():
         tracker.add_chunk(chunk)
     return tracker
 
 
+def build_content(request: SizeRequest) -> tuple[BucketDelayedTracker, np.ndarray]:
+    """Form c's index content after adds only, through the fast ``BitMap64`` index of variant
+    ``c`` (same bucket keys, sorted inner maps): a leaf built by ``checkedAdd`` alone is fixed by
+    its per-chunk cardinalities. O(n log n)."""
+    tracker = BucketDelayedTracker(request.tick_ms, variant="c")
+    for chunk in request.workload.chunks():
+        tracker.add_chunk(chunk)
+    return tracker, tracker.index.content(runs=False)
+
+
 def size_long_bitmap_buckets(request: SizeRequest) -> SizeResult:
-    """Form c built from the workload; JVM bytes from the index content (vectorized, equal to
-    the per-leaf sum for an add-only index: ``tests/models/delayed``)."""
-    tracker = build(request)
+    """Form c built from the workload: JVM bytes from the index content (vectorized; equal to
+    the stateful model's per-leaf sum, ``tests/models/delayed/test_long_bitmap_buckets.py``);
+    ``getBufferMemoryUsage`` from the same content."""
+    from trackerlab.models.delayed.buffer_metric import serialized_delta
+
+    tracker, content = build_content(request)
     index = tracker.index
-    shape = index.shape
-    content = index.content()
+    shape = request.shape or SHAPES[0]
     layout = request.jvm_layout
     jvm = jvm_bytes_from_content(content, len(index.buckets), "avl-rb", False, layout, leaf=shape)
     return SizeResult(
         structure="time-buckets-long-bitmap",
         entries=len(index),
-        python_bytes=python_real_bytes(index.buckets),
+        python_bytes=python_real_bytes(index.buckets, exact=False),
         jvm_bytes=jvm,
         details={
             "java_shape": f"avl-rb, leaf {shape}",
             "buckets": len(index.buckets),
-            "bitmaps": sum(len(v) for v in index.buckets.values()),
+            "bitmaps": index.stats().bitmaps,
             "messages_per_bucket": 1 << tracker.bits,
             "counters_jvm_bytes": counters_bytes(layout),
-            "buffer_memory_usage": tracker.buffer_memory_usage(),
+            "buffer_memory_usage": serialized_delta(content),
         },
     )
 

@@ -179,9 +179,9 @@ class TopicDelayedIndex:
 
     def recount_memory(self) -> None:
         """``bufferMemoryBytes`` after bulk adds: every bitmap's size minus its empty 1 B."""
-        self.buffer_memory_bytes = sum(
-            long_size_in_bytes(bm) - 1 for _, _, bm in self.index.iter_bitmaps()
-        )
+        from trackerlab.models.delayed.buffer_metric import topic_long_size_delta
+
+        self.buffer_memory_bytes = topic_long_size_delta(self.index.content(runs=False))
 
     # ------------------------------------------------------------------ sizes
 
