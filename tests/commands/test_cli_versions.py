@@ -98,7 +98,8 @@ def test_simulate_delayed_names_the_version_and_runs_its_designs(cli):
     r = cli("simulate", "delayed", "--days", "0.2", "--samples", "4", "--pulsar-version", "4.0.7")
     assert r.returncode == 0, r.stderr
     assert "Pulsar 4.0.7 (line 4.0.6+): structures and defaults assumed: tick 1000 ms" in r.stdout
-    assert "default in-memory tracker: triple-heap" in r.stdout
+    assert "  triple-heap: default in-memory tracker" in r.stdout
+    assert "  pip195-buckets: opt-in PIP-195 bucket tracker" in r.stdout
     designs = [
         line.split()[0]
         for line in r.stdout.splitlines()
@@ -108,9 +109,7 @@ def test_simulate_delayed_names_the_version_and_runs_its_designs(cli):
     master = cli(
         "simulate", "delayed", "--days", "0.2", "--samples", "4", "--pulsar-version", "master"
     )
-    assert (
-        "PIP-448 topic index (opt-in): pip448-topic-index (merge not-established)" in master.stdout
-    )
+    assert "pip448-topic-index: opt-in PIP-448 topic index (merge not-established)" in master.stdout
     assert "time-buckets-long-bitmap" in master.stdout
 
 

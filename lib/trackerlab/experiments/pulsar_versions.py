@@ -223,7 +223,7 @@ def metric_vs_truth(
     for label, (delay, rate) in (workloads or WORKLOADS).items():
         w = Workload.from_options(messages, rate, delay=delay)
 
-        def add(form, design, lines, reported, heap, direct, entries, per_sub=True):
+        def add(form, design, lines, reported, heap, direct, entries, per_sub=True, label=label):
             copies = subscriptions if per_sub else 1
             rows.append(
                 {
@@ -358,11 +358,12 @@ def scenario_options(
 
 
 def version_block(release: releases.Release, scenario) -> str:
-    """Lines naming the release whose structures and defaults a run assumed."""
-    ships = {
+    """Lines naming the release whose structures and defaults a run assumed, and each run
+    design's part in it (default, opt-in, or not in that release)."""
+    roles = {
         "delayed": "default in-memory tracker",
-        "delayed_bucket": "PIP-195 bucket tracker (opt-in)",
-        "delayed_topic": "PIP-448 topic index (opt-in)",
+        "delayed_bucket": "opt-in PIP-195 bucket tracker",
+        "delayed_topic": "opt-in PIP-448 topic index",
     }
     lines = [
         f"Pulsar {release.label}: structures and defaults assumed: tick {scenario.tick_ms} ms, "
@@ -371,15 +372,11 @@ def version_block(release: releases.Release, scenario) -> str:
         f"{scenario.min_index_count:,} indexes, segments of {scenario.segment_seconds:g} s / "
         f"{scenario.max_indexes_per_segment:,} indexes"
     ]
-    shipped = set()
-    for key, words in ships.items():
-        choice = release.choice(key)
-        shipped.add(choice.design)
-        status = choice.design or "absent"
-        if choice.merged:
-            status += f" (merge {choice.merged})"
-        lines.append(f"  {words}: {status}")
-    others = [d for d in scenario.designs if d not in shipped]
-    if others:
-        lines.append(f"  not in {release.label}: {', '.join(others)}")
+    for design in scenario.designs:
+        part = f"not in {release.label}"
+        for key, words in roles.items():
+            choice = release.choice(key)
+            if choice.design == design:
+                part = words + (f" (merge {choice.merged})" if choice.merged else "")
+        lines.append(f"  {design}: {part}")
     return "\n".join(lines)
