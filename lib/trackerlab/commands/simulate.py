@@ -93,14 +93,15 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--designs",
         help="comma-separated subset of triple-heap, time-buckets, pip195-buckets, "
-        "delay-level-topics (default all)",
+        "delay-level-topics, time-buckets-long-bitmap, pip448-topic-index (default: the first "
+        "four; with --pulsar-version, the designs that version ships)",
     )
     p.add_argument("--seed", type=int, help="seed of the sampled time buckets (default 0)")
     p.add_argument(
         "--pulsar-version",
         help="Pulsar version whose defaults (tick, ledger rollover, bucket settings) to assume; "
         "given, it also runs only the designs that version ships (default: the newest release "
-        "for the defaults, every design)",
+        "for the defaults, the --designs default)",
     )
     p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
     p.set_defaults(func=run_delayed)

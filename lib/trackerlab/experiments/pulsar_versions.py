@@ -32,6 +32,7 @@ __all__ = [
     "TRACKERS",
     "WORKLOADS",
     "Scenario",
+    "delayed_by_version",
     "metric_vs_truth",
     "scenario_options",
     "steady_bytes",
@@ -105,7 +106,11 @@ def _request(scenario: Scenario, rel: releases.Release, tracker: str) -> SizeReq
     return SizeRequest(scenario.workload(rel), tick_ms=d["tick_ms"], trim_bits=d["trim_bits"])
 
 
-def version_table(scenario: Scenario, versions: tuple[str, ...] | None = None) -> pd.DataFrame:
+def version_table(
+    scenario: Scenario,
+    versions: tuple[str, ...] | None = None,
+    trackers: tuple[str, ...] = tuple(TRACKERS),
+) -> pd.DataFrame:
     """One row per (version, tracker): the design it runs and its bytes for the scenario
     (heap and direct, bytes per entry; the counters the tracker adds). A structure that is
     absent or not modelled gets its reason instead of numbers. Pending acks are sized for a
@@ -115,7 +120,8 @@ def version_table(scenario: Scenario, versions: tuple[str, ...] | None = None) -
     built: dict[tuple, tuple] = {}
     for version in versions or releases.known_versions():
         rel = releases.resolve(version)
-        for tracker, words in TRACKERS.items():
+        for tracker in trackers:
+            words = TRACKERS[tracker]
             request = _request(scenario, rel, tracker)
             c = rel.choice(tracker)
             key = (c.design, c.shape, c.variant, request)
@@ -175,7 +181,7 @@ def upgrade(old: str, new: str, scenario: Scenario) -> pd.DataFrame:
     """The delayed index of versions ``old`` and ``new`` for the scenario at steady state, for
     the whole topic (``subscriptions`` copies of a per-subscription index; one PIP-448 index):
     design, MiB before and after, MiB saved (negative: lost)."""
-    table = version_table(scenario, (old, new))
+    table = version_table(scenario, (old, new), tuple(DELAYED_TRACKERS))
     rows = []
     for key, copies_word in DELAYED_TRACKERS.items():
         out = {"tracker": TRACKERS[key], "copies": copies_word}
@@ -194,14 +200,34 @@ def upgrade(old: str, new: str, scenario: Scenario) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("tracker")
 
 
+def delayed_by_version(scenario: Scenario, versions: tuple[str, ...] | None = None) -> pd.DataFrame:
+    """Per version, the steady-state MiB of its default delayed index for the whole topic
+    (``subscriptions`` copies), its design, and the step from the previous version."""
+    versions = versions or releases.known_versions()
+    table = version_table(scenario, versions, ("delayed",))
+    rows = []
+    for version in versions:
+        rel = releases.resolve(version)
+        row = table[(table.version == rel.label) & (table.tracker == TRACKERS["delayed"])].iloc[0]
+        mib = steady_bytes(row, scenario, rel) * scenario.subscriptions / 2**20
+        rows.append({"version": rel.label, "design": row["design"], "delayed_mib": mib})
+    out = pd.DataFrame(rows)
+    out["change_mib"] = out["delayed_mib"].diff()
+    return out
+
+
 def upgrade_headline(old: str, new: str, scenario: Scenario) -> str:
     """One sentence: what upgrading ``old`` -> ``new`` does to the delayed index."""
     row = upgrade(old, new, scenario).loc[TRACKERS["delayed"]]
-    same = row["old_design"] == row["new_design"]
-    how = "the same structure" if same else f"{row['old_design']} -> {row['new_design']}"
+    step = f"upgrading {row['old_version']} -> {row['new_version']}"
+    if row["old_design"] == row["new_design"]:
+        return (
+            f"{step} keeps the delayed index at {row['new_mib']:,.1f} MiB: the same "
+            f"{row['new_design']} structure (a change of {-row['saved_mib'] * 2**20:+,.0f} B)"
+        )
     return (
-        f"upgrading {row['old_version']} -> {row['new_version']} changes the delayed index from "
-        f"{row['old_mib']:,.1f} MiB to {row['new_mib']:,.1f} MiB ({how})"
+        f"{step} changes the delayed index from {row['old_mib']:,.1f} MiB to "
+        f"{row['new_mib']:,.1f} MiB ({row['old_design']} -> {row['new_design']})"
     )
 
 
