@@ -120,7 +120,7 @@ def concurrent_hash_map(n: int, value_bytes: int = 0, layout: JvmLayout = COMPRE
     sizeCtl, transferIndex, cellsBusy, counterCells, keySet, values, entrySet and
     ``AbstractMap``'s keySet, values: 64 B), the table (created by the first put),
     one ``Node`` (hash, key, val, next: 32 B) and one boxed ``Long`` per entry. O(1)."""
-    base = layout.instance("LLJIIILLLLL")
+    base = layout.instance("LLLLLLLLJIII")  # 8 refs, baseCount, 3 ints
     if n == 0:
         return base
     cap = 16
