@@ -121,7 +121,10 @@ def test_tracker_workload_bad_input(cli, args, needles):
 
 
 def test_size_nack_time_buckets_prints_three_columns(cli):
-    res = cli("size", "nack-time-buckets", "--messages", "100000", "--rate-per-ms", "8", "--json")
+    res = cli(
+        "size", "nack-time-buckets", "--messages", "100000", "--rate-per-ms", "8",
+        "--trim-bits", "10", "--json",
+    )  # fmt: skip
     assert res.returncode == 0, res.stderr
     import json
 

@@ -68,12 +68,16 @@ def size_for_version(
 
 def annotate(
     result: SizeResult,
-    choice: releases.Choice,
+    choice: releases.Choice | None,
     release: releases.Release,
     request: SizeRequest,
 ) -> SizeResult:
-    """Apply the choice's variant and name the version in ``details``."""
+    """Apply the choice's variant (None: a design sized as asked) and name the version in
+    ``details``."""
     layout = request.jvm_layout
+    result.details["pulsar_version"] = release.label
+    if choice is None:
+        return result
     if choice.variant == "v1":
         v1 = result.details.get("v1_bytebuf_bytes")
         if not isinstance(v1, int):
@@ -84,7 +88,6 @@ def annotate(
         result.details["counters_jvm_bytes"] = atomic_long(layout)
     elif choice.variant == "a":
         result.details["counters_jvm_bytes"] = 0
-    result.details["pulsar_version"] = release.label
     result.details["pulsar_java"] = choice.java
     return result
 

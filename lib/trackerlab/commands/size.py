@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{release.label} {tracker}: {choice.design or 'no catalog design'} ({why})"
             )
     else:
-        result = cv.annotate(size(args.design, request), _Plain(), release, request)
+        result = cv.annotate(size(args.design, request), None, release, request)
         note = cv.version_note(args.design, release)
     row = result.as_dict()
     if args.json:
@@ -184,13 +184,6 @@ def run(args: argparse.Namespace) -> int:
         if key != "pulsar_version":  # printed first
             print(f"{key:18s} {value}")
     return 0
-
-
-class _Plain:
-    """An explicit design: no release variant to apply."""
-
-    variant = None
-    java = ""
 
 
 def run_designs(args: argparse.Namespace) -> int:

@@ -409,8 +409,8 @@ def time_bucket_design(
         buckets=sizes[:, 1],
         notes=(
             f"Long2ObjectAVLTreeMap<Long2ObjectOpenHashMap<Roaring64Bitmap>>, {width} ms buckets"
-            if leaf == "roaring64"
-            else f"Long2ObjectAVLTreeMap<Long2ObjectRBTreeMap<LongBitmap {leaf}>>, {width} ms"
+            if (leaf, shape) == ("roaring64", "avl-openhash")
+            else f"{shape} maps, {leaf} leaves, {width} ms buckets"
         ),
     )
 
