@@ -44,8 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--pulsar-version",
         default=None,
         help="Pulsar version whose structures and defaults to assume (e.g. 4.0.7, 4.1, master; "
-        "default: the newest release in data/pulsar_releases.yaml)",
+        "default: the newest release in data/pulsar_releases.yaml)%(default).0s",
     )
+    # "%(default).0s" keeps ArgumentDefaultsHelpFormatter from adding "(default: None)" to the
+    # options whose default the release gives
     d = WORKLOAD_DEFAULTS
     p.add_argument("--messages", type=int, default=d["messages"], help="messages published")
     p.add_argument(
@@ -58,19 +60,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--trim-bits",
         type=int,
         default=None,
-        help=OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)",
+        help=OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)%(default).0s",
     )
     p.add_argument(
         "--tick-ms",
         type=int,
         default=None,
-        help=OPTIONS["tick_ms"] + " (ms; default: the version's, 1000)",
+        help=OPTIONS["tick_ms"] + " (ms; default: the version's, 1000)%(default).0s",
     )
     p.add_argument(
         "--entries-per-ledger",
         type=int,
         default=None,
-        help="managedLedgerMaxEntriesPerLedger (default: the version's, 50000)",
+        help="managedLedgerMaxEntriesPerLedger (default: the version's, 50000)%(default).0s",
     )
     p.add_argument("--shape", default=None, help=OPTIONS["shape"])
     p.add_argument("--start-ledger", type=int, default=d["start_ledger"], help="first ledger id")
