@@ -8,16 +8,15 @@ import json
 
 from trackerlab.sizing.request import OPTIONS
 
-#: Workload defaults of ``trackerlab size`` (a small, fast stream).
+#: Workload defaults of ``trackerlab size`` (a small, fast stream), in user units.
 WORKLOAD_DEFAULTS = {
-    "messages": 100_000,
-    "rate_per_ms": 1.0,
-    "entries_per_ledger": 50_000,
-    "start_ledger": 10_000,
-    "batch_size": 1,
-    "delay": "fixed:60000",
+    "messages": "100000",
+    "rate": "1k/s",
+    "start_ledger": "10000",
+    "batch": "1",
+    "delay": "fixed:1m",
     "pattern": "all",
-    "seed": 0,
+    "seed": "0",
 }
 
 
@@ -25,12 +24,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "size",
         help="build a design for a workload and print python/jvm/theory bytes",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description=(
-            "Build DESIGN (a catalog name, see `trackerlab designs`) for the workload given by "
+            "Build DESIGN (a catalog name, see `trackerlab designs`) for the messages given by "
             "the options and print python_bytes (pympler, CRoaring memory counted), jvm_bytes "
             "(HotSpot layout model; off-heap buffers in jvm_direct_bytes), theory_bytes (the "
-            "seed's formula) and bytes per entry. `--list` lists the designs it can build."
+            "seed's formula) and bytes per entry. The structure holds every message (nothing is "
+            "delivered: use `trackerlab plan` for a steady state). Values carry units: 20k/s, "
+            "1h, 500ms. `--list` lists the designs it can build."
         ),
     )
     p.add_argument(
@@ -46,50 +46,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Pulsar version whose structures and defaults to assume (e.g. 4.0.7, 4.1, master; "
         "default: the newest release in data/pulsar_releases.yaml)%(default).0s",
     )
-    # "%(default).0s" keeps ArgumentDefaultsHelpFormatter from adding "(default: None)" to the
-    # options whose default the release gives
     d = WORKLOAD_DEFAULTS
-    p.add_argument("--messages", type=int, default=d["messages"], help="messages published")
-    p.add_argument(
-        "--rate-per-ms",
-        type=float,
-        default=d["rate_per_ms"],
-        help="messages per millisecond (x in the seeds)",
+    options = (
+        ("--messages", d["messages"], "messages published (e.g. 1e6)"),
+        ("--rate", d["rate"], "publish rate (e.g. 8/ms, 20k/s); x in the seeds"),
+        ("--batch", d["batch"], "messages per entry"),
+        (
+            "--entries-per-ledger",
+            None,
+            "managedLedgerMaxEntriesPerLedger (default: the version's, 50000)",
+        ),
+        ("--start-ledger", d["start_ledger"], "first ledger id"),
+        (
+            "--delay",
+            d["delay"],
+            "delay distribution (units required): fixed:1m, uniform:0:1h, "
+            "exponential:5s, empirical:FILE, mix:0.8*fixed:1m+0.2*uniform:1h:1d",
+        ),
+        (
+            "--pattern",
+            d["pattern"],
+            "which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
+        ),
+        ("--seed", d["seed"], "workload seed"),
+        ("--tick", None, OPTIONS["tick_ms"] + " (default: the version's, 1s)"),
+        (
+            "--nack-precision-bits",
+            None,
+            OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)",
+        ),
+        ("--ledgers", "1", OPTIONS["ledgers"]),
+        ("--layout", "compressed", OPTIONS["layout"]),
     )
-    p.add_argument(
-        "--trim-bits",
-        type=int,
-        default=None,
-        help=OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)%(default).0s",
-    )
-    p.add_argument(
-        "--tick-ms",
-        type=int,
-        default=None,
-        help=OPTIONS["tick_ms"] + " (ms; default: the version's, 1000)%(default).0s",
-    )
-    p.add_argument(
-        "--entries-per-ledger",
-        type=int,
-        default=None,
-        help="managedLedgerMaxEntriesPerLedger (default: the version's, 50000)%(default).0s",
-    )
-    p.add_argument("--shape", default=None, help=OPTIONS["shape"])
-    p.add_argument("--start-ledger", type=int, default=d["start_ledger"], help="first ledger id")
-    p.add_argument("--ledgers", type=int, default=1, help=OPTIONS["ledgers"])
-    p.add_argument("--batch-size", type=int, default=d["batch_size"], help="messages per entry")
-    p.add_argument(
-        "--delay",
-        default=d["delay"],
-        help="delay distribution, e.g. fixed:60000, uniform:0:60000, exponential:5000",
-    )
-    p.add_argument(
-        "--pattern",
-        default=d["pattern"],
-        help="which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
-    )
-    p.add_argument("--seed", type=int, default=d["seed"], help="workload seed")
-    p.add_argument("--layout", default="compressed", help=OPTIONS["layout"])
+    for flag, default, text in options:
+        shown = "" if default is None else f" (default: {default})"  # None: the release's
+        p.add_argument(flag, default=default, help=f"{text}{shown}".replace("%", "%%"))
+    p.add_argument("--shape", default=None, help=OPTIONS["shape"] + "%(default).0s")
     p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -108,9 +100,10 @@ def run(args: argparse.Namespace) -> int:
     from trackerlab.catalog import CATALOG, size
     from trackerlab.catalog import versioned as cv
     from trackerlab.errors import UsageError
-    from trackerlab.params import check_int, check_positive
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
-    from trackerlab.workloads.stream import Workload
+    from trackerlab.workloads.delay_spec import DelaySpec
+    from trackerlab.workloads.stream import PatternSpec, Workload
+    from trackerlab.workloads.units import parse_count, parse_duration_ms, parse_rate_per_ms
 
     buildable = CATALOG.names("build")
     if args.list or not args.design:
@@ -122,37 +115,44 @@ def run(args: argparse.Namespace) -> int:
         return 0
     release = releases.resolve(args.pulsar_version)
     defaults = cv.request_defaults(release)
-    for name in ("tick_ms", "trim_bits", "entries_per_ledger"):
-        if getattr(args, name) is None:
-            setattr(args, name, defaults[name])
+    if args.tick is None:
+        args.tick = f"{defaults['tick_ms']}ms"
+    if args.nack_precision_bits is None:
+        args.nack_precision_bits = str(defaults["trim_bits"])
+    if args.entries_per_ledger is None:
+        args.entries_per_ledger = str(defaults["entries_per_ledger"])
     # the options first, with their flag names, then the design
-    check_int("--messages", args.messages, 0)
-    check_positive("--rate-per-ms", args.rate_per_ms)
-    check_int("--entries-per-ledger", args.entries_per_ledger, 1)
-    check_int("--start-ledger", args.start_ledger, 0)
-    check_int("--batch-size", args.batch_size, 1)
-    check_int("--seed", args.seed, 0)
+    messages = parse_count(args.messages, "--messages", 0, 10**11)
+    rate = parse_rate_per_ms(args.rate, "--rate")
+    batch = parse_count(args.batch, "--batch", 1, 100_000)
+    epl = parse_count(args.entries_per_ledger, "--entries-per-ledger", 1, 1 << 30)
+    start_ledger = parse_count(args.start_ledger, "--start-ledger", 0, (1 << 62))
+    seed = parse_count(args.seed, "--seed", 0, (1 << 63) - 1)
+    tick = parse_duration_ms(args.tick, "--tick")
+    if not (1 <= tick <= 86_400_000 and float(tick).is_integer()):
+        raise UsageError(f"--tick must be a whole number of ms in 1ms..1d, got {args.tick!r}")
     options = dict(
-        trim_bits=args.trim_bits,
-        tick_ms=args.tick_ms,
-        ledgers=args.ledgers,
+        trim_bits=parse_count(args.nack_precision_bits, "--nack-precision-bits", 0, 62),
+        tick_ms=int(tick),
+        ledgers=parse_count(args.ledgers, "--ledgers", 1, 1 << 20),
         layout=args.layout,
         run_optimize=args.run_optimize,
         shape=args.shape,
     )
     SizeRequest(Workload(0), **options)  # validates the design options
+    delay, pattern = DelaySpec.parse(args.delay), PatternSpec.parse(args.pattern)
     tracker = cv.TRACKER_ALIASES.get(args.design)
     if tracker is None:
         CATALOG.check(args.design, buildable)
-    workload = Workload.from_options(
-        args.messages,
-        args.rate_per_ms,
-        delay=args.delay,
-        pattern=args.pattern,
-        entries_per_ledger=args.entries_per_ledger,
-        start_ledger=args.start_ledger,
-        batch_size=args.batch_size,
-        seed=args.seed,
+    workload = Workload(
+        messages,
+        rate,
+        entries_per_ledger=epl,
+        start_ledger=start_ledger,
+        batch_size=batch,
+        delay=delay,
+        pattern=pattern,
+        seed=seed,
     )
     request = SizeRequest(workload, **options)
     note = None

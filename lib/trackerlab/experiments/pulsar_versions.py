@@ -52,10 +52,10 @@ TRACKERS = {
 #: Workloads of the metric study: (delay, messages per ms). Dense: 5 msg/ms, 2,560 entries per
 #: 512-ms bucket; sparse: 0.02 msg/ms, about 10.
 WORKLOADS = {
-    "fixed delay, dense": ("fixed:60000", 5.0),
-    "fixed delay, sparse": ("fixed:60000", 0.02),
-    "random delay, dense": ("uniform:0:3600000", 5.0),
-    "random delay, sparse": ("uniform:0:3600000", 0.02),
+    "fixed delay, dense": ("fixed:60s", 5.0),
+    "fixed delay, sparse": ("fixed:60s", 0.02),
+    "random delay, dense": ("uniform:0:1h", 5.0),
+    "random delay, sparse": ("uniform:0:1h", 0.02),
 }
 
 

@@ -32,7 +32,7 @@ class SizeRequest:
     """A workload and the design options; each design reads the options it declares."""
 
     workload: Workload
-    trim_bits: int = 10
+    trim_bits: int = 8
     tick_ms: int = 1000
     ledgers: int = 1
     layout: str = "compressed"
@@ -40,8 +40,8 @@ class SizeRequest:
     shape: str | None = None
 
     def __post_init__(self) -> None:
-        check_int("--trim-bits", self.trim_bits, 0, 62)
-        check_int("--tick-ms", self.tick_ms, 1)
+        check_int("--nack-precision-bits", self.trim_bits, 0, 62)
+        check_int("--tick (ms)", self.tick_ms, 1)
         check_int("--ledgers", self.ledgers, 1)
         check_choice("--layout", self.layout, LAYOUTS)
 

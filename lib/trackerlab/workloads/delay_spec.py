@@ -32,7 +32,7 @@ class DelaySpec:
     params: tuple[float, ...] = ()
     weights: tuple[float, ...] = ()
     parts: tuple[DelaySpec, ...] = ()
-    #: the spec string it was parsed from (not part of equality: ``fixed:1s == fixed:1000``)
+    #: the spec string it was parsed from (not part of equality: ``fixed:1s == fixed:1000ms``)
     text: str = field(default="", compare=False)
 
     @classmethod

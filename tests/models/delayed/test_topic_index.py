@@ -83,7 +83,7 @@ def test_metric_is_the_sum_of_roaring64_size_deltas():
 
 
 def test_memory_does_not_grow_with_subscriptions():
-    w = Workload.from_options(20_000, 1.0, delay="uniform:0:600000")
+    w = Workload.from_options(20_000, 1.0, delay="uniform:0:10m")
     one, five = TopicDelayedIndex(), TopicDelayedIndex()
     for chunk in w.chunks():
         one.add_chunk(chunk, subscriptions=1)
@@ -97,9 +97,7 @@ def test_memory_does_not_grow_with_subscriptions():
 def test_catalog_entry_says_the_merge_is_not_established():
     design = CATALOG["pip448-topic-index"]
     assert "not established" in design.releases and not design.proposal
-    r = size(
-        "pip448-topic-index", SizeRequest(Workload.from_options(5000, 1.0, delay="fixed:60000"))
-    )
+    r = size("pip448-topic-index", SizeRequest(Workload.from_options(5000, 1.0, delay="fixed:60s")))
     assert r.entries == 5000 and "not established" in r.details["merged"]
 
 
@@ -107,7 +105,7 @@ def test_catalog_entry_says_the_merge_is_not_established():
 def test_per_subscription_trackers_cost_subs_times_more(subs):
     """Per-subscription time buckets (form a) hold one index each: O(delayed x subscriptions);
     the shared index holds one."""
-    w = Workload.from_options(20_000, 1.0, delay="fixed:60000")
+    w = Workload.from_options(20_000, 1.0, delay="fixed:60s")
     per_sub = size("time-buckets", SizeRequest(w)).jvm_bytes * subs
     shared = size("pip448-topic-index", SizeRequest(w)).jvm_bytes
     assert (per_sub > shared) == (subs > 1)
