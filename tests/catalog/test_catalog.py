@@ -35,7 +35,7 @@ def test_every_design_names_its_java_and_can_do_something():
 
 
 def test_pending_acks_names_are_the_layouts():
-    assert set(CATALOG.names(tracker=PENDING_ACKS)) == set(LAYOUTS) | {"pending-acks-rb-pairs"}
+    assert set(CATALOG.names(tracker=PENDING_ACKS)) == set(LAYOUTS)
     for name in LAYOUTS:
         assert size(name, SizeRequest(Workload(100), ledgers=2)).structure == name
 

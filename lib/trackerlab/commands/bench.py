@@ -130,10 +130,8 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
         seed_direction,
     )
     from trackerlab.models.design import PENDING_ACKS
-    from trackerlab.models.pending_acks import LAYOUTS
 
-    # the designs with an operation model (pending-acks-rb-pairs is sized only)
-    layouts = tuple(n for n in CATALOG.names(tracker=PENDING_ACKS) if n in LAYOUTS)
+    layouts = CATALOG.names(tracker=PENDING_ACKS)
     chosen = tuple(CATALOG.check(n, layouts) for n in _csv(args.layouts)) if args.layouts else ()
     cfg = BenchConfig(
         layouts=chosen or layouts,

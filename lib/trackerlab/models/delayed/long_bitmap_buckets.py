@@ -75,7 +75,7 @@ class LongBitmapIndex:
 
     def add(self, bucket: int, ledger: int, entry: int) -> bool:
         """``computeIfAbsent(...).computeIfAbsent(...)``, then ``checkedAdd`` with the
-        serialized-size delta. True if the entry was new."""
+        serialized-size delta. True if the entry was new. O(log n)."""
         leaf = self._leaf(bucket, ledger)
         old = leaf.serialized_size()
         if not leaf.checked_add(entry):
@@ -100,24 +100,28 @@ class LongBitmapIndex:
         return added
 
     def first_bucket(self) -> int | None:
+        """The smallest bucket key (``firstLongKey``), or None. O(1)."""
         return self.buckets.keys()[0] if self.buckets else None
 
     def pop_bucket(self, bucket: int) -> SortedDict:
+        """Remove a bucket (``delayedMessageMap.remove``). O(log buckets)."""
         return self.buckets.pop(bucket)
 
     def ledgers_in_order(self, bucket: int) -> list[int]:
+        """The ledgers of a bucket, ascending (the RB inner map's order). O(ledgers)."""
         return list(self.buckets[bucket])
 
     def __len__(self) -> int:
         return sum(len(leaf) for ledgers in self.buckets.values() for leaf in ledgers.values())
 
     def leaves(self):
+        """Every leaf, buckets and ledgers in order. O(leaves)."""
         for ledgers in self.buckets.values():
             yield from ledgers.values()
 
     def content(self) -> np.ndarray:
         """One row per (bucket, ledger, 2^16 chunk): bucket, ledger, chunk key, cardinality,
-        runs (0: never run-optimized), rank of the ledger in its bucket."""
+        runs (0: never run-optimized), rank of the ledger in its bucket. O(chunks)."""
         rows = [
             (bucket, ledger, key, state[1], 0, rank)
             for bucket, ledgers in self.buckets.items()
@@ -182,11 +186,11 @@ class LongBitmapBucketTracker(BucketDelayedTracker):
         return sorted(set(taken))
 
     def buffer_memory_usage(self) -> int:
-        """``getBufferMemoryUsage()``: the ``memoryUsage`` counter."""
+        """``getBufferMemoryUsage()``: the ``memoryUsage`` counter. O(1)."""
         return self.index.memory_usage
 
     def add_chunk(self, chunk: MessageChunk, dispatch_lag_ms: int = 0) -> int:
-        """Bulk ``addMessage`` (the base class's rules, this index's bulk path)."""
+        """Bulk ``addMessage`` (the base class's rules, this index's bulk path). O(n log n) for the chunk's n messages."""
         return super().add_chunk(chunk, dispatch_lag_ms)
 
 

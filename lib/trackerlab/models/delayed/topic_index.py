@@ -80,20 +80,22 @@ class TopicDelayedIndex:
     # ------------------------------------------------------------------ subscriptions
 
     def register(self, sub: str) -> None:
-        """``createOrGetView``: a subscription context (no mark-delete position yet)."""
+        """``createOrGetView``: a subscription context (no mark-delete position yet). O(1)."""
         self.mark_delete.setdefault(sub, None)
 
     def unregister(self, sub: str) -> None:
-        """``unregister``: the last subscription leaving clears the index."""
+        """``unregister``: the last subscription leaving clears the index. O(1)."""
         self.mark_delete.pop(sub, None)
         if not self.mark_delete:
             self.index = TimeBucketIndex(self.bits, "sorted")
             self.count = self.buffer_memory_bytes = 0
 
     def update_mark_delete(self, sub: str, position: Position) -> None:
+        """``updateMarkDeletePosition``: the subscription's mark-delete position. O(1)."""
         self.mark_delete[sub] = position
 
     def cutoff(self, now_ms: int) -> int:
+        """``SubContext.getCutoffTime()``: ``strict ? now : now + tick``. O(1)."""
         return now_ms if self.strict else now_ms + self.tick_ms
 
     # ------------------------------------------------------------------ per message
@@ -130,7 +132,7 @@ class TopicDelayedIndex:
         return sorted(set(out))
 
     def prune(self) -> None:
-        """``pruneByMinMarkDelete``: drop what every subscription has acknowledged."""
+        """``pruneByMinMarkDelete``: drop what every subscription has acknowledged. O(bitmaps + removed entries)."""
         marks = [m for m in self.mark_delete.values() if m is not None]
         if not marks:
             return
@@ -156,10 +158,11 @@ class TopicDelayedIndex:
                 self.index.pop_bucket(bucket)
 
     def buffer_memory_usage(self, sub: str | None = None) -> int:
-        """Every view's ``getBufferMemoryUsage()``: the topic's ``bufferMemoryBytes``."""
+        """Every view's ``getBufferMemoryUsage()``: the topic's ``bufferMemoryBytes``. O(1)."""
         return self.buffer_memory_bytes
 
     def number_of_delayed_messages(self) -> int:
+        """``topicDelayedMessages()``: the shared count. O(1)."""
         return self.count
 
     # ------------------------------------------------------------------ bulk
@@ -178,7 +181,7 @@ class TopicDelayedIndex:
         return added
 
     def recount_memory(self) -> None:
-        """``bufferMemoryBytes`` after bulk adds: every bitmap's size minus its empty 1 B."""
+        """``bufferMemoryBytes`` after bulk adds: every bitmap's size minus its empty 1 B. O(chunks)."""
         from trackerlab.models.delayed.buffer_metric import topic_long_size_delta
 
         self.buffer_memory_bytes = topic_long_size_delta(self.index.content(runs=False))
@@ -188,7 +191,7 @@ class TopicDelayedIndex:
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED, index_nodes: float | None = None) -> int:
         """The shared index (skip list with the expected ``Index`` count unless given, RB
         inner maps, Roaring64Bitmap leaves), the bucket locks, the counters and one
-        ``SubContext`` per subscription (its map entry and name are the dispatcher's)."""
+        ``SubContext`` per subscription (its map entry and name are the dispatcher's). O(chunks)."""
         n = len(self.index.buckets)
         content = self.index.content(runs=False)
         maps = jvm_bytes_from_content(content, 0, "avl-rb", False, layout)

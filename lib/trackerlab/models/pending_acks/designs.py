@@ -11,7 +11,6 @@ from __future__ import annotations
 from trackerlab.models.design import PENDING_ACKS, Design
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.layouts import LAYOUTS, Dataset
-from trackerlab.sizing.jvm_collections import fastutil_rb_tree_map, int_int_pair
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.sizing.request import SizeRequest, SizeResult
 
@@ -24,6 +23,8 @@ HISTORY: dict[str, tuple[tuple[str, ...], str]] = {
     "pending-acks-open-hash": (("#26028",), "not merged (closed)"),
     "pending-acks-open-hash-bitset": (("#26024",), "not merged (open draft)"),
     "pending-acks-pair-hash": ((), "before 4.0 (Consumer.pendingAcks)"),
+    # PIP-379 (its PR number was not read); PendingAcksMap.java index id 25453246362
+    "pending-acks-rb-pairs": ((), "4.0.0 – 4.2.x (PIP-379)"),
 }
 
 
@@ -59,43 +60,10 @@ def _design(cls: type[PendingAcksModel]) -> Design:
     )
 
 
-def size_rb_pairs(request: SizeRequest) -> SizeResult:
-    """PIP-379's first ``PendingAcksMap`` (4.0.0 – 4.2.x): fastutil RB outer and inner maps with
-    an ``IntIntPair`` object per entry. Built with the ``pending-acks-packed-rb`` model (the same
-    RB-of-RB keys and order; its state machine covers them); JVM bytes with object values.
-    O(entries)."""
-    w = request.workload
-    model = Dataset(w.messages, request.ledgers, w.start_ledger).build("pending-acks-packed-rb")
-    layout = request.jvm_layout
-    pair = int_int_pair(layout)
-    jvm = fastutil_rb_tree_map(model.ledger_count(), layout=layout)
-    for bucket in model._ledgers.values():
-        jvm += fastutil_rb_tree_map(len(bucket), len(bucket) * pair, layout=layout)
-    return SizeResult(
-        structure="pending-acks-rb-pairs",
-        entries=len(model),
-        python_bytes=python_real_bytes(model),
-        jvm_bytes=jvm,
-        details={"java": RB_PAIRS_JAVA, "ledger buckets": model.ledger_count()},
-    )
-
-
-RB_PAIRS_JAVA = "Long2ObjectRBTreeMap<Long2ObjectRBTreeMap<IntIntPair>> (PIP-379)"
-RB_PAIRS = Design(
-    tracker=PENDING_ACKS,
-    summary=f"PendingAcksMap as {RB_PAIRS_JAVA}",
-    java=RB_PAIRS_JAVA,
-    source=FILE,
-    prs=(),  # PIP-379; its PR number was not read
-    releases="4.0.0 – 4.2.x (PendingAcksMap.java, index id 25453246362)",
-    memory="heap",
-    options=("ledgers", "layout"),
-    build=size_rb_pairs,
-    columns=("python", "jvm"),
-)
 TREEMAP = _design(LAYOUTS["pending-acks-treemap"])
 PACKED_RB = _design(LAYOUTS["pending-acks-packed-rb"])
 PACKED_AVL = _design(LAYOUTS["pending-acks-packed-avl"])
 OPEN_HASH = _design(LAYOUTS["pending-acks-open-hash"])
 OPEN_HASH_BITSET = _design(LAYOUTS["pending-acks-open-hash-bitset"])
 PAIR_HASH = _design(LAYOUTS["pending-acks-pair-hash"])
+RB_PAIRS = _design(LAYOUTS["pending-acks-rb-pairs"])

@@ -52,6 +52,7 @@ class ConcurrentRoaringBitmap:
 
     @property
     def shape(self) -> str:
+        """The leaf's shape (``LEAF_SHAPES``). O(1)."""
         return self.layout.shape
 
     # ------------------------------------------------------------------ per message
@@ -66,11 +67,11 @@ class ConcurrentRoaringBitmap:
         return True
 
     def add(self, value: int) -> None:
-        """``add(long)``."""
+        """``add(long)``. O(log n)."""
         self.checked_add(value)
 
     def remove(self, value: int) -> bool:
-        """``remove(long)`` (``checkedRemove`` then the trim rule); True if it was present."""
+        """``remove(long)`` (``checkedRemove`` then the trim rule); True if it was present. O(log n)."""
         value = _check(value)
         if value not in self.bitmap:
             return False
@@ -79,13 +80,15 @@ class ConcurrentRoaringBitmap:
         return True
 
     def contains(self, value: int) -> bool:
-        """``contains(long)``: False outside 0..2^32-1."""
+        """``contains(long)``: False outside 0..2^32-1. O(log n)."""
         return 0 <= value <= MAX_UINT32 and value in self.bitmap
 
     def cardinality(self) -> int:
+        """``cardinality()``. O(1)."""
         return len(self.bitmap)
 
     def is_empty(self) -> bool:
+        """``isEmpty()``. O(1)."""
         return not self.bitmap
 
     def drain_to(self, limit: int) -> list[int]:
@@ -100,7 +103,7 @@ class ConcurrentRoaringBitmap:
         return values
 
     def serialized_size(self) -> int:
-        """``serializedSize()``: RoaringBitmap's portable format of the live bitmap."""
+        """``serializedSize()``: RoaringBitmap's portable format of the live bitmap. O(containers)."""
         return self.layout.serialized_size()
 
     # ------------------------------------------------------------------ bulk
@@ -127,7 +130,7 @@ class ConcurrentRoaringBitmap:
     # ------------------------------------------------------------------ sizes
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """Deep heap bytes of the Java object in its current state."""
+        """Deep heap bytes of the Java object in its current state. O(containers)."""
         return self.layout.jvm_bytes(layout)
 
     def __len__(self) -> int:
