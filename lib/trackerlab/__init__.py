@@ -11,7 +11,8 @@ The package is a small library behind thin notebooks, in layers that import one 
 - ``jvmcheck``: real-JVM measurement of the layout model;
 - ``sizing``: Python-real bytes, JVM-equivalent bytes and theory, never mixed;
 - ``workloads``: message streams, delay distributions, ledger rollover, units;
-- core: ``errors``, ``params``, ``paths``, ``rng``, ``provenance``, ``javacheck``, ``log4j``.
+- core: ``errors``, ``params``, ``paths``, ``rng``, ``provenance``, ``javacheck``, ``log4j``,
+  ``releases`` (the Pulsar release table: ``releases.resolve("4.0.7").design("delayed")``).
 
 The names below are the public face for users and notebooks::
 

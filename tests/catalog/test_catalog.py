@@ -23,7 +23,14 @@ def test_every_design_names_its_java_and_can_do_something():
         assert design.tracker in TRACKERS, name
         assert design.summary and design.java and design.source and design.releases, name
         assert design.capabilities, name  # sized or simulated some way
-        assert set(design.options) <= {"trim_bits", "tick_ms", "ledgers", "layout", "run_optimize"}
+        assert set(design.options) <= {
+            "trim_bits",
+            "tick_ms",
+            "ledgers",
+            "layout",
+            "run_optimize",
+            "shape",
+        }
         assert design.proposal == (design.releases == "proposal"), name
 
 
@@ -39,6 +46,8 @@ def test_names_by_capability():
         "time-buckets",
         "pip195-buckets",
         "delay-level-topics",
+        "time-buckets-long-bitmap",
+        "pip448-topic-index",
     )
     assert "nack-pair-map" in CATALOG.names("from_counts")
     assert "pip195-buckets" not in CATALOG.names("build")

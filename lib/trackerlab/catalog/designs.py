@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from trackerlab.catalog.registry import Catalog
 from trackerlab.models.delayed import designs as delayed
+from trackerlab.models.delayed import long_bitmap_buckets, topic_index
 from trackerlab.models.nack import designs as nack
 from trackerlab.models.pending_acks import designs as pending_acks
 from trackerlab.models.proposals import flat_buckets
@@ -30,6 +31,9 @@ CATALOG.register("time-buckets-runs", delayed.TIME_BUCKETS_RUNS)
 CATALOG.register("pip195-buckets", delayed.PIP195_BUCKETS)
 CATALOG.register("delay-level-topics", delayed.DELAY_LEVEL_TOPICS)
 CATALOG.register("time-buckets-flat", flat_buckets.DESIGN)
+CATALOG.register("time-buckets-long-bitmap", long_bitmap_buckets.DESIGN)
+CATALOG.register("long-bitmap", long_bitmap_buckets.LEAF_DESIGN)
+CATALOG.register("pip448-topic-index", topic_index.DESIGN)
 # pending acks (broker, per consumer)
 CATALOG.register("pending-acks-treemap", pending_acks.TREEMAP)
 CATALOG.register("pending-acks-packed-rb", pending_acks.PACKED_RB)
@@ -37,6 +41,7 @@ CATALOG.register("pending-acks-packed-avl", pending_acks.PACKED_AVL)
 CATALOG.register("pending-acks-open-hash", pending_acks.OPEN_HASH)
 CATALOG.register("pending-acks-open-hash-bitset", pending_acks.OPEN_HASH_BITSET)
 CATALOG.register("pending-acks-pair-hash", pending_acks.PAIR_HASH)
+CATALOG.register("pending-acks-rb-pairs", pending_acks.RB_PAIRS)
 # receiver queue (client, per consumer)
 CATALOG.register("receiver-queue-go", receiver_queue.GO)
 CATALOG.register("receiver-queue-java", receiver_queue.JAVA)

@@ -116,9 +116,16 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--designs",
         help="comma-separated subset of triple-heap, time-buckets, pip195-buckets, "
-        "delay-level-topics (default all)",
+        "delay-level-topics, time-buckets-long-bitmap, pip448-topic-index (default: the first "
+        "four; with --pulsar-version, the designs that version ships)",
     )
     p.add_argument("--seed", type=int, help="seed of the sampled time buckets (default 0)")
+    p.add_argument(
+        "--pulsar-version",
+        help="Pulsar version whose defaults (tick, ledger rollover, bucket settings) to assume; "
+        "given, it also runs only the designs that version ships (default: the newest release "
+        "for the defaults, the --designs default)",
+    )
     p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
     p.set_defaults(func=run_delayed)
 
@@ -300,10 +307,14 @@ def run_delayed(args: argparse.Namespace) -> int:
     options.update({k: v for k, v in given.items() if v is not None})
     if "max_delay" in options and "max_delay_s" in options:
         options.pop("max_delay_s")
-    scenario = DelayedScenario.from_options(**options)
+    from trackerlab.experiments.pulsar_versions import scenario_options, version_block
+
+    release, version_options = scenario_options(args.pulsar_version, options)
+    scenario = DelayedScenario.from_options(**version_options)
     out = _open_csv(args.csv) if args.csv else None
     result = simulate(scenario)
     print(result.format_summary())
+    print(version_block(release, scenario))
     if out is not None:
         with out:
             result.series().to_csv(out, index=False)

@@ -12,7 +12,6 @@ from trackerlab.sizing.request import OPTIONS
 WORKLOAD_DEFAULTS = {
     "messages": "100000",
     "rate": "1k/s",
-    "entries_per_ledger": "50000",
     "start_ledger": "10000",
     "batch": "1",
     "delay": "fixed:1m",
@@ -34,14 +33,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "1h, 500ms. `--list` lists the designs it can build."
         ),
     )
-    p.add_argument("design", nargs="?", help="design name (see --list)")
+    p.add_argument(
+        "design",
+        nargs="?",
+        help="design name (see --list), or a tracker (delayed, delayed-bucket, delayed-topic, "
+        "nack, pending-acks) to size the design --pulsar-version runs",
+    )
     p.add_argument("--list", action="store_true", help="list the designs and exit")
+    p.add_argument(
+        "--pulsar-version",
+        default=None,
+        help="Pulsar version whose structures and defaults to assume (e.g. 4.0.7, 4.1, master; "
+        "default: the newest release in data/pulsar_releases.yaml)%(default).0s",
+    )
     d = WORKLOAD_DEFAULTS
     options = (
         ("--messages", d["messages"], "messages published (e.g. 1e6)"),
         ("--rate", d["rate"], "publish rate (e.g. 8/ms, 20k/s); x in the seeds"),
         ("--batch", d["batch"], "messages per entry"),
-        ("--entries-per-ledger", d["entries_per_ledger"], "managedLedgerMaxEntriesPerLedger"),
+        (
+            "--entries-per-ledger",
+            None,
+            "managedLedgerMaxEntriesPerLedger (default: the version's, 50000)",
+        ),
         ("--start-ledger", d["start_ledger"], "first ledger id"),
         (
             "--delay",
@@ -55,15 +69,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
         ),
         ("--seed", d["seed"], "workload seed"),
-        ("--tick", "1s", OPTIONS["tick_ms"]),
-        ("--nack-precision-bits", "8", OPTIONS["trim_bits"] + " (Pulsar's default 8), 0..62"),
+        ("--tick", None, OPTIONS["tick_ms"] + " (default: the version's, 1s)"),
+        (
+            "--nack-precision-bits",
+            None,
+            OPTIONS["trim_bits"] + ", 0..62 (default: the version's, 8 from 4.0.2)",
+        ),
         ("--ledgers", "1", OPTIONS["ledgers"]),
         ("--layout", "compressed", OPTIONS["layout"]),
     )
     for flag, default, text in options:
-        p.add_argument(
-            flag, default=default, help=f"{text} (default: {default})".replace("%", "%%")
-        )
+        shown = "" if default is None else f" (default: {default})"  # None: the release's
+        p.add_argument(flag, default=default, help=f"{text}{shown}".replace("%", "%%"))
+    p.add_argument("--shape", default=None, help=OPTIONS["shape"] + "%(default).0s")
     p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
@@ -78,7 +96,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from trackerlab import releases
     from trackerlab.catalog import CATALOG, size
+    from trackerlab.catalog import versioned as cv
     from trackerlab.errors import UsageError
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
     from trackerlab.workloads.delay_spec import DelaySpec
@@ -93,6 +113,14 @@ def run(args: argparse.Namespace) -> int:
             design = CATALOG[name]
             print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
+    release = releases.resolve(args.pulsar_version)
+    defaults = cv.request_defaults(release)
+    if args.tick is None:
+        args.tick = f"{defaults['tick_ms']}ms"
+    if args.nack_precision_bits is None:
+        args.nack_precision_bits = str(defaults["trim_bits"])
+    if args.entries_per_ledger is None:
+        args.entries_per_ledger = str(defaults["entries_per_ledger"])
     # the options first, with their flag names, then the design
     messages = parse_count(args.messages, "--messages", 0, 10**11)
     rate = parse_rate_per_ms(args.rate, "--rate")
@@ -109,10 +137,13 @@ def run(args: argparse.Namespace) -> int:
         ledgers=parse_count(args.ledgers, "--ledgers", 1, 1 << 20),
         layout=args.layout,
         run_optimize=args.run_optimize,
+        shape=args.shape,
     )
     SizeRequest(Workload(0), **options)  # validates the design options
     delay, pattern = DelaySpec.parse(args.delay), PatternSpec.parse(args.pattern)
-    CATALOG.check(args.design, buildable)
+    tracker = cv.TRACKER_ALIASES.get(args.design)
+    if tracker is None:
+        CATALOG.check(args.design, buildable)
     workload = Workload(
         messages,
         rate,
@@ -123,11 +154,25 @@ def run(args: argparse.Namespace) -> int:
         pattern=pattern,
         seed=seed,
     )
-    result = size(args.design, SizeRequest(workload, **options))
+    request = SizeRequest(workload, **options)
+    note = None
+    if tracker is not None:
+        choice, result = cv.size_for_version(tracker, release, request)
+        if result is None:
+            why = choice.missing or f"{choice.evidence}: {choice.source}"
+            raise UsageError(
+                f"{release.label} {tracker}: {choice.design or 'no catalog design'} ({why})"
+            )
+    else:
+        result = cv.annotate(size(args.design, request), None, release, request)
+        note = cv.version_note(args.design, release)
     row = result.as_dict()
     if args.json:
         print(json.dumps(row, default=str))
         return 0
+    print(f"pulsar_version     {release.label} (structures and defaults assumed)")
+    if note:
+        print(f"note               {note}")
     print(f"design             {result.structure}")
     print(f"entries            {result.entries}")
     for column in SIZE_COLUMNS:
@@ -138,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
         per_text = f"   ({per:.4g} B/entry)" if per is not None else ""
         print(f"{column:18s} {value:,.0f}{per_text}")
     for key, value in result.details.items():
-        print(f"{key:18s} {value}")
+        if key != "pulsar_version":  # printed first
+            print(f"{key:18s} {value}")
     return 0
 
 

@@ -7,6 +7,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
   massive_delayed, and ``trackerlab simulate delayed``;
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
   pending_acks;
+- :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
+  delayed --pulsar-version``;
 - :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
@@ -19,6 +21,7 @@ from trackerlab.experiments import (
     massive_reference,
     pending_acks_op_cost,
     pending_acks_sizes,
+    pulsar_versions,
     receiver_queue_sweeps,
     reproduce,
     sweep_report,
@@ -30,6 +33,7 @@ __all__ = [
     "massive_reference",
     "pending_acks_op_cost",
     "pending_acks_sizes",
+    "pulsar_versions",
     "receiver_queue_sweeps",
     "reproduce",
     "sweep_report",

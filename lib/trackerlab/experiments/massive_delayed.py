@@ -48,6 +48,7 @@ from trackerlab.workloads.ledger_rollover import LedgerRollover
 from trackerlab.workloads.units import parse_duration_ms
 
 __all__ = [
+    "DEFAULT_DESIGNS",
     "DESIGNS",
     "SEED_SCENARIO",
     "DelayedResult",
@@ -61,6 +62,9 @@ __all__ = [
 
 #: The designs of a time-stepped run: the catalog's delayed designs that can simulate.
 DESIGNS = CATALOG.names("simulate")
+#: Run when no designs are named: seed 003's four (the newer forms on request, or through
+#: ``trackerlab simulate delayed --pulsar-version``).
+DEFAULT_DESIGNS = ("triple-heap", "time-buckets", "pip195-buckets", "delay-level-topics")
 MIB = 1024 * 1024
 DAY_S = 86_400
 #: At most this many time steps per run (a year at 1 s, or 30 days at 0.26 s).
@@ -90,7 +94,7 @@ class DelayedScenario:
     partition_by: str = "DAY"  # delay-level topics: HOUR, DAY, MONTH, YEAR
     max_delay_s: float = DEFAULT_MAX_DELAY_S  # messageMaximumDelayTimeSeconds
     bucket_samples: int = 2000  # time-bucket keys sized per sample time
-    designs: tuple[str, ...] = DESIGNS
+    designs: tuple[str, ...] = DEFAULT_DESIGNS
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -237,12 +241,13 @@ class DelayedResult:
         frames = []
         for name, run in self.runs.items():
             persisted = run.persisted_bytes * (1 if run.shared_subscriptions else subs)
+            memory_share = 1 if run.shared_memory else subs
             frames.append(
                 pd.DataFrame(
                     {
                         "design": name,
                         "time_h": run.times_ms / 3_600_000,
-                        "memory_bytes": run.memory_bytes * subs,
+                        "memory_bytes": run.memory_bytes * memory_share,
                         "indexed_entries": run.indexed,
                         "retained_bytes": run.retained_entries * entry_bytes,
                         "persisted_bytes": persisted,
@@ -260,12 +265,13 @@ class DelayedResult:
         rows = []
         for name, run in self.runs.items():
             share = 1 if run.shared_subscriptions else subs
+            memory_share = 1 if run.shared_memory else subs
             persisted_end = float(run.persisted_bytes[-1]) * share
             rows.append(
                 {
                     "design": name,
-                    "memory_peak_bytes": float(run.memory_bytes.max()) * subs,
-                    "memory_steady_bytes": float(run.memory_bytes[-1]) * subs,
+                    "memory_peak_bytes": float(run.memory_bytes.max()) * memory_share,
+                    "memory_steady_bytes": float(run.memory_bytes[-1]) * memory_share,
                     "indexed_entries_end": float(run.indexed[-1]),
                     "persisted_end_bytes": persisted_end,
                     "extra_writes_bytes": run.extra_writes_bytes * share,

@@ -24,13 +24,15 @@ import numpy as np
 
 from trackerlab.jvmcheck.probe import FASTUTIL_PACKAGE, JvmProbe
 from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.workloads.stream import DEFAULT_START_MS
 
 TOLERANCE = 0.02
 GROUPS = ("java-util", "treemap-of-treemaps", "roaring", "roaring64", "navmap", "fastutil",
-          "timebuckets")  # fmt: skip
+          "timebuckets", "jdk-concurrent", "long-bitmap", "timebuckets-long-bitmap",
+          "pip448")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,159 @@ def _random_keys(seed: int, n: int, bits: int) -> Callable[[], np.ndarray]:
     return make
 
 
+def _jdk_concurrent() -> list[ProbeCase]:
+    """JDK objects the newer trackers hold (py4j would turn an ``AtomicLong`` into a Python int,
+    so the probe returns them in an ``Object[]``; the model adds the array)."""
+
+    def pair(p: JvmProbe, make: str) -> Any:
+        return p.jvm.trackerlab.probe.LongBitmapProbe.two(make)
+
+    def model(one: Callable[[JvmLayout], int]) -> Callable[[JvmLayout], int]:
+        return lambda layout: layout.array(2, "L") + 2 * one(layout)
+
+    return [
+        ProbeCase(
+            f"jdk-{name}-x2",
+            "jdk-concurrent",
+            f"Object[2] of two fresh {cls} ({why})",
+            partial(pair, make=make),
+            model(fn),
+        )
+        for name, cls, make, fn, why in (
+            ("atomic-long", "AtomicLong", "atomicLong", jl.atomic_long,
+             "#24430's delayedMessagesCount; form c's memoryUsage"),
+            ("stamped-lock", "StampedLock", "stampedLock", jl.stamped_lock,
+             "the LongBitmap leaf's lock"),
+            ("reentrant-lock", "ReentrantLock", "reentrantLock", jl.reentrant_lock,
+             "PIP-448's per-bucket locks"),
+        )
+    ]  # fmt: skip
+
+
+def _long_bitmap(
+    name: str, shape: str, desc: str, adds: Values, removes: Values = Values(), drain: int = 0
+) -> ProbeCase:
+    """A ``ConcurrentRoaringBitmap`` stand-in: ``checkedAdd`` of ``adds``, ``remove`` of
+    ``removes`` (trim after 10,000 removals or when empty), then ``drainTo(drain)``; the model
+    replays the same calls (:class:`~trackerlab.sizing.jvm_long_bitmap.LeafLayout`)."""
+
+    def model(layout: JvmLayout) -> int:
+        return _leaf_after(shape, adds.numpy(), removes.numpy(), drain, layout)
+
+    def build(p: JvmProbe) -> Any:
+        return p.jvm.trackerlab.probe.LongBitmapProbe.leaf(
+            shape, adds.java(p), removes.java(p), drain
+        )
+
+    return ProbeCase(
+        name, "long-bitmap", f"ConcurrentRoaringBitmap ({shape}), {desc}", build, model
+    )
+
+
+def _leaf_after(
+    shape: str, adds: np.ndarray, removes: np.ndarray, drain: int, layout: JvmLayout
+) -> int:
+    return jl.replay_leaf(shape, adds, removes, drain).jvm_bytes(layout)
+
+
+def _time_buckets_long_bitmap(shape: str, n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
+    """Form c of the delayed index: AVL of RB of leaves, every (ts, ledger) with entries 1..n."""
+
+    def arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        ts = np.repeat(1000 + np.arange(n_ts), n_ledgers * n_entries)
+        led = np.tile(np.repeat(5000 + np.arange(n_ledgers), n_entries), n_ts)
+        ent = np.tile(1 + np.arange(n_entries), n_ts * n_ledgers)
+        return ts, led, ent
+
+    def model(layout: JvmLayout) -> int:
+        leaf = jl.leaf_bytes_of([jr.Chunk(0, n_entries, 1)], shape, layout=layout)
+        inner = jc.fastutil_rb_tree_map(n_ledgers, n_ledgers * leaf, layout=layout)
+        return jc.fastutil_avl_tree_map(n_ts, n_ts * inner, layout=layout)
+
+    def build(p: JvmProbe) -> Any:
+        ts, led, ent = arrays()
+        return p.jvm.trackerlab.probe.LongBitmapProbe.timeBucketsLongBitmap(
+            FASTUTIL_PACKAGE, shape, p.longs(ts), p.longs(led), p.longs(ent)
+        )
+
+    return ProbeCase(
+        f"timebuckets-lb-{shape}-{n_ts}x{n_ledgers}x{n_entries}",
+        "timebuckets-long-bitmap",
+        "delayed tracker form c: Long2ObjectAVLTreeMap -> Long2ObjectRBTreeMap -> LongBitmap "
+        f"({shape}), {n_ts} ts x {n_ledgers} ledgers x {n_entries} entries",
+        build,
+        model,
+        needs_fastutil=True,
+    )
+
+
+def _pip448(n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
+    """PIP-448's shared index and its bucket locks; the skip list's random ``Index`` count is
+    read from the built map, every other byte is modelled."""
+    counted: dict[str, int] = {}
+
+    def arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        ts = np.repeat(1000 + np.arange(n_ts), n_ledgers * n_entries)
+        led = np.tile(np.repeat(5000 + np.arange(n_ledgers), n_entries), n_ts)
+        ent = np.tile(1 + np.arange(n_entries), n_ts * n_ledgers)
+        return ts, led, ent
+
+    def build(p: JvmProbe) -> Any:
+        ts, led, ent = arrays()
+        b = p.jvm.trackerlab.probe.LongBitmapProbe
+        built = b.topicIndex(FASTUTIL_PACKAGE, p.longs(ts), p.longs(led), p.longs(ent))
+        counted["index_nodes"] = int(b.skipListIndexNodes(built[0]))
+        return built
+
+    def model(layout: JvmLayout) -> int:
+        from trackerlab.sizing.jvm_long_bitmap import concurrent_hash_map, reentrant_lock
+
+        bitmap = jr.roaring64_bitmap_bytes([jr.Chunk(0, n_entries, 1)], layout=layout)
+        inner = jc.fastutil_rb_tree_map(n_ledgers, n_ledgers * bitmap, layout=layout)
+        index = jl.concurrent_skip_list_map(
+            n_ts, counted.get("index_nodes", round(jl.expected_index_nodes(n_ts))),
+            n_ts * inner, layout,
+        )  # fmt: skip
+        locks = concurrent_hash_map(n_ts, n_ts * reentrant_lock(layout), layout)
+        return layout.array(2, "L") + index + locks
+
+    return ProbeCase(
+        f"pip448-{n_ts}x{n_ledgers}x{n_entries}",
+        "pip448",
+        "PIP-448 topic index: ConcurrentSkipListMap<Long, Long2ObjectRBTreeMap<Roaring64Bitmap>>"
+        f" + ConcurrentHashMap<Long, ReentrantLock>, {n_ts} ts x {n_ledgers} ledgers x "
+        f"{n_entries} entries (skip-list Index count read from the map)",
+        build,
+        model,
+        needs_fastutil=True,
+    )
+
+
+def _rb_of_rb_pairs(n_ledgers: int, n_entries: int) -> ProbeCase:
+    """PIP-379's first PendingAcksMap: RB of RB of IntIntPair objects."""
+
+    def model(layout: JvmLayout) -> int:
+        inner = jc.fastutil_rb_tree_map(
+            n_entries, n_entries * jc.int_int_pair(layout), layout=layout
+        )
+        return jc.fastutil_rb_tree_map(n_ledgers, n_ledgers * inner, layout=layout)
+
+    def build(p: JvmProbe) -> Any:
+        return p.jvm.trackerlab.probe.PendingAcksProbe.rbOfRbPairs(
+            FASTUTIL_PACKAGE.removesuffix("longs."), p.seq(5000, n_ledgers), p.seq(0, n_entries)
+        )
+
+    return ProbeCase(
+        f"pending-acks-rb-pairs-{n_ledgers}x{n_entries}",
+        "fastutil",
+        "PIP-379 PendingAcksMap: Long2ObjectRBTreeMap<Long2ObjectRBTreeMap<IntIntPair>>, "
+        f"{n_ledgers} ledgers x {n_entries} entries (fastutil IntIntImmutablePair values)",
+        build,
+        model,
+        needs_fastutil=True,
+    )
+
+
 def build_cases() -> tuple[ProbeCase, ...]:
     """Every case, in display order. Cheap: values are generated when a case runs."""
     k16, k32 = 1 << 16, 1 << 32
@@ -405,6 +560,31 @@ def build_cases() -> tuple[ProbeCase, ...]:
         _time_buckets(*shape) for shape in ((1, 1, 1), (1, 1000, 1), (10, 10, 100), (1, 1, 1000))
     ]
     cases += [_blog_time_buckets(8, 15)]  # N17: the seed's jmap figure, measured here
+    cases += [_rb_of_rb_pairs(*dims) for dims in ((1, 1), (3, 1000))]
+    cases += _jdk_concurrent()
+    k16 = 1 << 16
+    for shape in jl.LEAF_SHAPES:
+        cases += [
+            _long_bitmap(f"long-bitmap-{shape}-empty", shape, "empty", Values()),
+            _long_bitmap(f"long-bitmap-{shape}-1", shape, "1 value", Values(5, 1)),
+            _long_bitmap(f"long-bitmap-{shape}-array-1000", shape, "1000 values step 3 (capacity 1093)", Values(0, 1000, 3)),
+            _long_bitmap(f"long-bitmap-{shape}-bitmap", shape, "5000 values (bitmap container)", Values(0, 5000)),
+            _long_bitmap(f"long-bitmap-{shape}-keys-100", shape, "100 high keys x 1 value", Values(0, 100, k16)),
+            _long_bitmap(f"long-bitmap-{shape}-remove-9999", shape, "12000 values, 9999 removed (no trim yet)",
+                         Values(0, 12000), Values(0, 9999)),
+            _long_bitmap(f"long-bitmap-{shape}-remove-10000", shape, "12000 values, 10000 removed (trim)",
+                         Values(0, 12000), Values(0, 10000)),
+            _long_bitmap(f"long-bitmap-{shape}-remove-all", shape, "3 keys, every value removed (trim when empty)",
+                         Values(0, 30, k16 // 10), Values(0, 30, k16 // 10)),
+            _long_bitmap(f"long-bitmap-{shape}-drain-300", shape, "1000 values over 2 keys, drainTo(300)",
+                         Values(array=lambda: np.r_[np.arange(500), k16 + np.arange(500)]), drain=300),
+            _long_bitmap(f"long-bitmap-{shape}-drain-bitmap", shape, "6000 values, drainTo(2500): bitmap -> array",
+                         Values(0, 6000), drain=2500),
+            _long_bitmap(f"long-bitmap-{shape}-drain-all", shape, "2 keys, drainTo(all): trimmed empty",
+                         Values(array=lambda: np.r_[np.arange(50), k16 + np.arange(50)]), drain=100),
+        ]  # fmt: skip
+        cases += [_time_buckets_long_bitmap(shape, *dims) for dims in ((1, 1, 1), (10, 10, 100))]
+    cases += [_pip448(*dims) for dims in ((1, 1, 1), (50, 1, 1), (200, 3, 10))]
     return tuple(cases)
 
 
@@ -426,11 +606,13 @@ def select_cases(patterns: Sequence[str] | None) -> list[ProbeCase]:
 
 
 def run_case(probe: JvmProbe, case: ProbeCase, how: str = "exact") -> CaseResult:
-    """Build the case in the JVM, measure it and compute the model for the JVM's layout."""
-    model = case.model(probe.layout)
+    """Build the case in the JVM, measure it and compute the model for the JVM's layout (after
+    the build: a case may read a random count, a skip list's towers, from the real object)."""
     if case.needs_fastutil and not probe.fastutil:
+        model = case.model(probe.layout)
         return CaseResult(case.name, model, None, "fastutil jar not found (libfastutil-java)")
-    return CaseResult(case.name, model, probe.measure(case.build(probe), how))
+    measured = probe.measure(case.build(probe), how)
+    return CaseResult(case.name, case.model(probe.layout), measured)
 
 
 def run_cases(

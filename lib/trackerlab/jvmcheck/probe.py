@@ -153,6 +153,9 @@ def probe_spark_conf(uncompressed_oops: bool = False) -> dict[str, str]:
     options = [
         f"-javaagent:{jar}",
         f"-Dlog4j2.configurationFile={quiet_log4j2()}",
+        # the agent reads private fields of JDK classes: StampedLock and ReentrantLock live in a
+        # package Spark's launcher does not open (it opens java.util.concurrent and java.nio)
+        "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
     ]
     if uncompressed_oops:
         options.append("-XX:-UseCompressedOops")

@@ -23,6 +23,7 @@ OPTIONS = {
     "ledgers": "ledgers the pending acks spread over",
     "layout": "JVM layout: compressed, uncompressed-oops or uncompressed",
     "run_optimize": "run-optimize the bitmaps (an improvement, not Pulsar's behaviour)",
+    "shape": "the Java declaration to size, one of the design's shapes (default: its first)",
 }
 
 
@@ -36,6 +37,7 @@ class SizeRequest:
     ledgers: int = 1
     layout: str = "compressed"
     run_optimize: bool = False
+    shape: str | None = None
 
     def __post_init__(self) -> None:
         check_int("--nack-precision-bits", self.trim_bits, 0, 62)

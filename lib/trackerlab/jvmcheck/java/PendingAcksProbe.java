@@ -136,4 +136,25 @@ public final class PendingAcksProbe {
     }
     return outer;
   }
+
+  /**
+   * PIP-379's first PendingAcksMap (4.0.0 - 4.2.x): Long2ObjectRBTreeMap of Long2ObjectRBTreeMap
+   * of IntIntPair (IntIntPair.of gives an IntIntImmutablePair), every (ledger, entry) pair.
+   */
+  public static Object rbOfRbPairs(String fastutil, long[] ledgers, long[] entries)
+      throws ReflectiveOperationException {
+    Class<?> rb = Class.forName(fastutil + "longs.Long2ObjectRBTreeMap");
+    Class<?> pairs = Class.forName(fastutil + "ints.IntIntPair");
+    Method of = pairs.getMethod("of", int.class, int.class);
+    Method put = rb.getMethod("put", long.class, Object.class);
+    Object outer = rb.getConstructor().newInstance();
+    for (long ledger : ledgers) {
+      Object inner = rb.getConstructor().newInstance();
+      put.invoke(outer, ledger, inner);
+      for (long entry : entries) {
+        put.invoke(inner, entry, of.invoke(null, 1, (int) entry));
+      }
+    }
+    return outer;
+  }
 }

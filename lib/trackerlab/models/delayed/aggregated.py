@@ -132,6 +132,8 @@ class DesignRun:
     early_ms: float = 0.0  # how much earlier than deliverAt a message may go out
     late_ms: float = 0.0  # how much later (by the design's rules, not the time step)
     shared_subscriptions: bool = False  # persisted/extra writes shared by subscriptions
+    shared_memory: bool = False  # one in-memory index for all subscriptions (PIP-448)
+    buckets: np.ndarray | None = None  # time buckets of the index at the sample times
     extras: dict[str, float] = field(default_factory=dict)
     notes: str = ""
 
@@ -315,7 +317,12 @@ def _entries_for_keys(
 
 
 def time_bucket_bytes(
-    topic: Topic, t: float, max_keys: int, rng: np.random.Generator, shape: str = "avl-openhash"
+    topic: Topic,
+    t: float,
+    max_keys: int,
+    rng: np.random.Generator,
+    shape: str = "avl-openhash",
+    leaf: str = "roaring64",
 ) -> tuple[float, float, float]:
     """``(bytes, buckets, entries)`` of the time-bucket index at time ``t`` (variant a:
     bucket keys ``<= now + tick`` are due), estimated from a systematic sample of keys."""
@@ -324,7 +331,8 @@ def time_bucket_bytes(
     cutoff = t + topic.tick_ms
     first = (math.floor(cutoff / width) + 1) * width
     last_key = math.floor((t + topic.dist.support_max) / width) * width
-    empty = float(jvm_bytes_from_content(np.zeros((0, 6), dtype=np.int64), 0, shape))
+    nothing = np.zeros((0, 6), dtype=np.int64)
+    empty = float(jvm_bytes_from_content(nothing, 0, shape, leaf=leaf))
     if last_key < first:
         return empty, 0.0, 0.0
     n_keys = (last_key - first) // width + 1
@@ -361,21 +369,32 @@ def time_bucket_bytes(
     content[:, 3] = cards
     content[:, 4] = np.minimum(cards, 1 << 15)  # run count: unused without runOptimize
     n_buckets = int(np.count_nonzero(np.r_[True, g_owner[1:] != g_owner[:-1]]))
-    sample_bytes = jvm_bytes_from_content(content, n_buckets, shape)
-    outer_sample = jvm_bytes_from_content(np.zeros((0, 6), dtype=np.int64), n_buckets, shape)
+    sample_bytes = jvm_bytes_from_content(content, n_buckets, shape, leaf=leaf)
+    outer_sample = jvm_bytes_from_content(nothing, n_buckets, shape, leaf=leaf)
     buckets = n_buckets * weight
-    outer = float(jvm_bytes_from_content(np.zeros((0, 6), dtype=np.int64), round(buckets), shape))
+    outer = float(jvm_bytes_from_content(nothing, round(buckets), shape, leaf=leaf))
     return outer + (sample_bytes - outer_sample) * weight, buckets, len(entries) * weight
 
 
-def time_bucket_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
+def time_bucket_design(
+    topic: Topic,
+    retention: Retention,
+    settings: Settings,
+    leaf: str = "roaring64",
+    shape: str | None = None,
+) -> DesignRun:
     """The #23611 time-bucket tracker, sized at ``settings.bucket_samples`` bucket keys per
-    sample time."""
+    sample time. With a ``LongBitmap`` ``leaf`` it is the current form (c): AVL of RB maps
+    of ``ConcurrentRoaringBitmap`` leaves, never early beyond the tick."""
     max_keys = settings.bucket_samples
     rng = np.random.default_rng([topic.seed, 23611])
     s = topic.sample_index
     times = topic.times[s]
-    sizes = np.array([time_bucket_bytes(topic, float(t), max_keys, rng) for t in times])
+    if shape is None:
+        shape = "avl-openhash" if leaf == "roaring64" else "avl-rb"
+    sizes = np.array(
+        [time_bucket_bytes(topic, float(t), max_keys, rng, shape, leaf) for t in times]
+    )
     bits = precision_bits_for_tick(topic.tick_ms)
     t_end = float(times[-1])
     width = 1 << bits
@@ -391,9 +410,14 @@ def time_bucket_design(topic: Topic, retention: Retention, settings: Settings) -
         retention_mean_ms=retention.mean_ms,
         recovery_entries_read=retention.entries_after_mark_delete,
         recovery_indexes=float(topic.pending(0.0, t_end, first - 1)),
-        early_ms=topic.tick_ms + width - 1,
+        early_ms=topic.tick_ms + (width - 1 if leaf == "roaring64" else 0),
         extras={"buckets_end": float(sizes[-1, 1]), "bucket_ms": float(width)},
-        notes=f"Long2ObjectAVLTreeMap<Long2ObjectOpenHashMap<Roaring64Bitmap>>, {width} ms buckets",
+        buckets=sizes[:, 1],
+        notes=(
+            f"Long2ObjectAVLTreeMap<Long2ObjectOpenHashMap<Roaring64Bitmap>>, {width} ms buckets"
+            if (leaf, shape) == ("roaring64", "avl-openhash")
+            else f"{shape} maps, {leaf} leaves, {width} ms buckets"
+        ),
     )
 
 

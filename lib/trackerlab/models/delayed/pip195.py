@@ -48,8 +48,9 @@ from sortedcontainers import SortedDict
 
 from trackerlab.models.primitives.triple_heap import TripleLongPriorityQueue, array_list_capacity
 from trackerlab.sizing import jvm_collections as jc
-from trackerlab.sizing import jvm_roaring as jr
+from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
+from trackerlab.sizing.roaring_serialized import portable_bytes
 
 DEFAULT_MIN_INDEX_COUNT_PER_BUCKET = 50_000
 DEFAULT_SEGMENT_TIME_STEP_MS = 300_000
@@ -77,15 +78,8 @@ def delayed_index_bytes(timestamp: int, ledger: int, entry: int) -> int:
     return 1 + varint_bytes(body) + body
 
 
-def portable_serialized_bytes(containers: int, data_bytes: int, has_run: bool) -> int:
-    """Size of RoaringBitmap's portable serialization (``serializedSizeInBytes``): cookie
-    (and size, without runs), 4 B per container of key and cardinality, 4 B offsets (always
-    without runs, from 4 containers with runs), the run-flag bitset with runs, then the data
-    (array 2 B/value, bitmap 8,192 B, run 2 + 4 B/run)."""
-    if has_run:
-        offsets = 4 * containers if containers >= 4 else 0
-        return 4 + (containers + 7) // 8 + 4 * containers + offsets + data_bytes
-    return 8 + 8 * containers + data_bytes
+#: RoaringBitmap's portable ``serializedSizeInBytes`` (one definition, in sizing).
+portable_serialized_bytes = portable_bytes
 
 
 def serialized_bitmap_bytes(bm: BitMap, run_optimize: bool = True) -> int:
@@ -114,15 +108,9 @@ def segment_metadata_bytes(bitmap_bytes: dict[int, int], timestamp: int) -> int:
 #: snapshotSegments, merging, firstScheduleTimestamps, numberBucketDelayedMessages,
 #: lastSegmentEntryId, currentSegmentEntryId, snapshotLength, bucketId, snapshotCreateFuture.
 IMMUTABLE_BUCKET_FIELDS = "LJJLLZLJIIJLL"
-#: ``ConcurrentRoaringBitmap``: bitmap, lock, removesSinceTrim.
-CONCURRENT_BITMAP_FIELDS = "LLJ"
-#: JDK 17 ``StampedLock``: head, tail, readLockView, writeLockView, readWriteLockView,
-#: state, readerOverflow.
-STAMPED_LOCK_FIELDS = "LLLLLJI"
-#: A heap NIO buffer (``HeapCharBuffer``/``HeapLongBuffer``) that ``MappeableArrayContainer``
-#: and ``MappeableBitmapContainer`` wrap their arrays in: Buffer's mark, position, limit,
-#: capacity, address, segment; the typed buffer's hb, offset, isReadOnly. An estimate.
-NIO_BUFFER_FIELDS = "IIIIJLLIZ"
+#: The per-ledger ``LongBitmap`` of a bucket: ``ConcurrentRoaringBitmap`` over a
+#: ``MutableRoaringBitmap`` (#26117), sized by :mod:`trackerlab.sizing.jvm_long_bitmap`.
+LEAF_SHAPE = "wraps-mutable"
 
 
 def ledger_bitmap_bytes(
@@ -130,37 +118,23 @@ def ledger_bitmap_bytes(
     chunk_counts: np.ndarray | None = None,
     layout: JvmLayout = COMPRESSED,
 ) -> np.ndarray:
-    """Heap bytes of per-ledger ``LongBitmap`` objects (``ConcurrentRoaringBitmap`` over a
-    ``MutableRoaringBitmap``) given the cardinality of each **container** row; rows with
-    ``chunk_counts`` > 1 belong to the same bitmap only for the fixed part, which the caller
-    passes as ``chunk_counts`` (containers per bitmap, 1 by default).
+    """Heap bytes of the containers of per-ledger ``LongBitmap`` objects, one per container row
+    of cardinalities (0: no container); ``chunk_counts`` is unused (kept for callers).
 
     Containers are trimmed (``ConcurrentRoaringBitmap`` trims every 10,000 removals and when
     empty; the snapshot bitmaps are built fresh): array ``char[card]``, bitmap ``long[1024]``,
-    each behind an NIO buffer object. Per bitmap: the wrapper, its ``StampedLock``, the
-    ``MutableRoaringBitmap`` and its key/container arrays (capacity 4 up to 4 keys). Vectorized,
-    O(rows). Layouts of the buffer classes are estimates (not checked on a JVM)."""
+    each behind an NIO buffer object (:func:`~trackerlab.sizing.jvm_long_bitmap.
+    container_bytes_array`, checked by ``jvm-check``'s ``long-bitmap-wraps-mutable-*``).
+    Vectorized, O(rows)."""
     card = np.asarray(cardinalities, dtype=np.int64)
-    header = layout.array_header
-    array_part = ((header + 2 * card + 7) // 8) * 8 + layout.instance("IL")
-    bitmap_part = layout.instance("LI") + layout.array(jr.BITMAP_WORDS, "J")
-    containers = np.where(card <= jr.ARRAY_MAX_CARDINALITY, array_part, bitmap_part)
-    containers = np.where(card > 0, containers + layout.instance(NIO_BUFFER_FIELDS), 0)
-    return containers
+    return jl.container_bytes_array(card, card, LEAF_SHAPE, layout)
 
 
 @functools.cache
 def bitmap_object_bytes(n_containers: int, layout: JvmLayout = COMPRESSED) -> int:
-    """The per-bitmap objects around the containers (see :func:`ledger_bitmap_bytes`)."""
-    cap = jr.roaring_array_capacity(n_containers)
-    return (
-        layout.instance(CONCURRENT_BITMAP_FIELDS)
-        + layout.instance(STAMPED_LOCK_FIELDS)
-        + layout.instance("L")  # MutableRoaringBitmap.highLowContainer
-        + layout.instance("LLI")  # MutableRoaringArray: keys, values, size
-        + layout.array(cap, "C")
-        + layout.array(cap, "L")
-    )
+    """The per-bitmap objects around the containers: the wrapper, its ``StampedLock``, the
+    ``MutableRoaringBitmap`` and its key/container arrays (capacity grown by inserts)."""
+    return jl.fixed_bytes(n_containers, LEAF_SHAPE, layout=layout)
 
 
 def bucket_heap_bytes(n_segments: int, n_ledgers: int, layout: JvmLayout = COMPRESSED) -> int:

@@ -23,6 +23,8 @@ HISTORY: dict[str, tuple[tuple[str, ...], str]] = {
     "pending-acks-open-hash": (("#26028",), "not merged (closed)"),
     "pending-acks-open-hash-bitset": (("#26024",), "not merged (open draft)"),
     "pending-acks-pair-hash": ((), "before 4.0 (Consumer.pendingAcks)"),
+    # PIP-379 (its PR number was not read); PendingAcksMap.java index id 25453246362
+    "pending-acks-rb-pairs": ((), "4.0.0 – 4.2.x (PIP-379)"),
 }
 
 
@@ -64,3 +66,4 @@ PACKED_AVL = _design(LAYOUTS["pending-acks-packed-avl"])
 OPEN_HASH = _design(LAYOUTS["pending-acks-open-hash"])
 OPEN_HASH_BITSET = _design(LAYOUTS["pending-acks-open-hash-bitset"])
 PAIR_HASH = _design(LAYOUTS["pending-acks-pair-hash"])
+RB_PAIRS = _design(LAYOUTS["pending-acks-rb-pairs"])

@@ -29,7 +29,11 @@ import numpy as np
 
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.open_hash import OpenHashPendingAcks, PrimitiveMapPendingAcks
-from trackerlab.models.pending_acks.packed import PackedAvlPendingAcks, PackedSortedPendingAcks
+from trackerlab.models.pending_acks.packed import (
+    PackedAvlPendingAcks,
+    PackedSortedPendingAcks,
+    PairValuesPendingAcks,
+)
 from trackerlab.models.pending_acks.pair_hash import PairHashPendingAcks
 from trackerlab.models.pending_acks.treemap import TreeMapPendingAcks
 from trackerlab.params import check_choice, check_int
@@ -40,6 +44,7 @@ LAYOUTS: dict[str, type[PendingAcksModel]] = {
         TreeMapPendingAcks,
         PackedSortedPendingAcks,
         PackedAvlPendingAcks,
+        PairValuesPendingAcks,
         PrimitiveMapPendingAcks,
         OpenHashPendingAcks,
         PairHashPendingAcks,

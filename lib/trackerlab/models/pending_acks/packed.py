@@ -30,7 +30,11 @@ from trackerlab.models.pending_acks.common import (
     unpack,
 )
 from trackerlab.sizing.jvm import JvmLayout
-from trackerlab.sizing.jvm_collections import fastutil_avl_tree_map, fastutil_rb_tree_map
+from trackerlab.sizing.jvm_collections import (
+    fastutil_avl_tree_map,
+    fastutil_rb_tree_map,
+    int_int_pair,
+)
 
 #: Bytes an in-order walk streams per fastutil ``Long2LongXTreeMap.Entry``.
 _ENTRY_BYTES = 40
@@ -143,3 +147,26 @@ class PackedAvlPendingAcks(PackedSortedPendingAcks):
     name: ClassVar[str] = "pending-acks-packed-avl"
     java: ClassVar[str] = "Long2ObjectRBTreeMap<Long2LongAVLTreeMap> (#26522)"
     inner: ClassVar[str] = "avl"
+
+
+class PairValuesPendingAcks(PackedSortedPendingAcks):
+    """PIP-379's first ``PendingAcksMap`` (4.0.0 – 4.2.x, ``PendingAcksMap.java`` read as index
+    id 25453246362): ``Long2ObjectRBTreeMap<Long2ObjectRBTreeMap<IntIntPair>>``, every put an
+    ``IntIntPair.of(batchSize, stickyKeyHash)`` object (fastutil ``IntIntImmutablePair``, 24 B).
+
+    The map semantics (RB outer and inner maps, ordered ledgers and entries) are the packed
+    RB layout's, whose state machine covers them; only the values differ on the JVM: a 40-B
+    entry plus a 24-B pair per pending ack (``jvm-check`` ``pending-acks-rb-pairs-*``).
+    """
+
+    name: ClassVar[str] = "pending-acks-rb-pairs"
+    java: ClassVar[str] = "Long2ObjectRBTreeMap<Long2ObjectRBTreeMap<IntIntPair>> (PIP-379)"
+
+    def _bucket_put(self, bucket: SortedDict, entry_id: int, pair: Pair) -> bool:
+        if self._cost is not None:
+            self._cost.allocate(1, int_int_pair())  # IntIntPair.of on every put
+        return super()._bucket_put(bucket, entry_id, pair)
+
+    def _bucket_jvm_bytes(self, bucket: SortedDict, layout: JvmLayout) -> int:
+        n = len(bucket)
+        return fastutil_rb_tree_map(n, n * int_int_pair(layout), layout=layout)

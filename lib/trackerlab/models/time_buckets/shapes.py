@@ -6,8 +6,10 @@ JVM shapes (the Java declarations each Pulsar version used):
   PIP-393's ``NegativeAcksTracker`` (#23600) and ``InMemoryDelayedDeliveryTracker`` (#23611);
 - ``avl-avl`` — ``Long2ObjectAVLTreeMap<Long2ObjectAVLTreeMap<Roaring64Bitmap>>``: the
   TimeBucket blog's test (``Long2ObjectSortedMap<Long2ObjectSortedMap<...>>``);
-- ``avl-rb`` — the latest tracker (fastutil restored, inner ``Long2ObjectRBTreeMap``; its
-  ``LongBitmap`` leaf is sized as a ``Roaring64Bitmap``);
+- ``avl-rb`` — the latest tracker's maps (fastutil restored, inner ``Long2ObjectRBTreeMap``).
+  Its leaf is a ``LongBitmap`` (``ConcurrentRoaringBitmap``): pass ``leaf=`` one of
+  :data:`~trackerlab.sizing.jvm_long_bitmap.LEAF_SHAPES`; the default leaf is a
+  ``Roaring64Bitmap`` (the PIP-393 / #23611 leaf);
 - ``treemap`` — ``TreeMap<Long, TreeMap<Long, Roaring64Bitmap>>`` (#25413, boxed keys).
 
 Bitmaps are sized by :mod:`trackerlab.sizing.jvm_roaring` from each bitmap's per-chunk
@@ -26,10 +28,13 @@ import numpy as np
 from trackerlab.models.time_buckets.index import TimeBucketIndex
 from trackerlab.params import check_choice
 from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
 SHAPES = ("avl-openhash", "avl-avl", "avl-rb", "treemap")
+#: Leaves of a bucket's ledger map: ``Roaring64Bitmap`` or a ``ConcurrentRoaringBitmap`` shape.
+LEAVES = ("roaring64", *jl.LEAF_SHAPES)
 # content columns (TimeBucketIndex.content)
 BUCKET, LEDGER, CHUNK, CARD, RUNS, RANK = range(6)
 
@@ -99,13 +104,17 @@ def jvm_bytes_from_content(
     shape: str = "avl-openhash",
     run_optimize: bool = False,
     layout: JvmLayout = COMPRESSED,
+    leaf: str = "roaring64",
 ) -> int:
     """Deep heap bytes of the Java structure holding ``content`` (one row per chunk).
 
     O(chunks) numpy work, plus one Python call per distinct inner-map size, per distinct
     key count of bitmaps with several chunks, and per bitmap with entry ids of 2^24 and more.
+    A ``LongBitmap`` leaf (``leaf`` in :data:`~trackerlab.sizing.jvm_long_bitmap.LEAF_SHAPES`)
+    holds 32-bit entry ids as ``add`` built them (never run-optimized): O(chunks) numpy.
     """
     check_choice("JVM shape", shape, SHAPES)
+    check_choice("bitmap leaf", leaf, LEAVES)
     total = _outer(shape, n_buckets, layout)
     if len(content) == 0:
         return total
@@ -113,6 +122,12 @@ def jvm_bytes_from_content(
     new_bitmap = np.r_[True, np.any(bitmap_id[1:] != bitmap_id[:-1], axis=1)]
     starts = np.flatnonzero(new_bitmap)
     chunks_per_bitmap = np.diff(np.r_[starts, len(content)])
+    if leaf != "roaring64":
+        if run_optimize:
+            raise ValueError("a LongBitmap leaf is never run-optimized in place")
+        total += int(jl.container_bytes_array(content[:, CARD], None, leaf, layout).sum())
+        total += int(jl.fixed_bytes_table(leaf, layout)[chunks_per_bitmap].sum())
+        return total + _inner_maps(content, new_bitmap, shape, layout)
     containers = _container_bytes(content[:, CARD], content[:, RUNS], run_optimize, layout)
     single = chunks_per_bitmap == 1
     total += int(containers[starts[single]].sum()) + int(single.sum()) * _single_key_overhead(
@@ -134,11 +149,15 @@ def jvm_bytes_from_content(
         rows = content[s : s + n]
         chunks = [jr.Chunk(int(r[CHUNK]), int(r[CARD]), int(r[RUNS])) for r in rows]
         total += jr.roaring64_bitmap_bytes(chunks, run_optimize=run_optimize, layout=layout)
+    return total + _inner_maps(content, new_bitmap, shape, layout)
+
+
+def _inner_maps(content: np.ndarray, new_bitmap: np.ndarray, shape: str, layout: JvmLayout) -> int:
+    """The inner maps of the buckets in ``content``, leaves excluded."""
     bucket_starts = np.flatnonzero(np.r_[True, content[1:, BUCKET] != content[:-1, BUCKET]])
     ledgers_per_bucket = np.add.reduceat(new_bitmap.astype(np.int64), bucket_starts)
     sizes, counts = np.unique(ledgers_per_bucket, return_counts=True)
-    total += sum(int(c) * _inner(shape, int(s), layout) for s, c in zip(sizes, counts, strict=True))
-    return total
+    return sum(int(c) * _inner(shape, int(s), layout) for s, c in zip(sizes, counts, strict=True))
 
 
 def jvm_bytes(

@@ -1,0 +1,231 @@
+"""Pulsar release lines: which catalog design each tracker runs, and the defaults that size it.
+
+The table is data, ``data/pulsar_releases.yaml``: one row per release line (2.10, 2.11, 3.0.x,
+3.3.x, 4.0.0, 4.0.1–4.0.5, 4.0.6+, 4.1.x, 4.2.x, master), every fact with its evidence
+(``read``, ``inferred``, ``not-established``, ``absent``) and its source (file and PR). This
+module only reads it (core layer: it names designs, it never imports the catalog; a test holds
+every name to the catalog).
+
+The whole API, for commands and the planner::
+
+    from trackerlab import releases
+    rel = releases.resolve("4.0.7")        # -> Release of line "4.0.6+" at patch 4.0.7
+    rel.design("delayed")                  # -> "triple-heap"
+    rel.choice("delayed").variant          # -> "v2"
+    rel.default("delayedDeliveryTickTimeMillis")   # -> 1000
+    releases.known_versions()              # -> ("2.10", "2.11", ..., "master")
+    releases.resolve(None)                 # -> the newest release (not master)
+
+A version is a line name (``4.1.x``, ``4.0.1–4.0.5``), a minor (``4.1``: its newest patch),
+a patch (``4.0.7``) or ``master``. Anything else is a one-line
+:class:`~trackerlab.errors.UsageError` listing the known versions (exit code 2 from the CLI).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import yaml
+
+from trackerlab.errors import UsageError
+from trackerlab.paths import data_dir
+
+__all__ = [
+    "EVIDENCE",
+    "TRACKERS",
+    "Choice",
+    "Fact",
+    "Release",
+    "known_versions",
+    "lines",
+    "newest",
+    "resolve",
+]
+
+FILE = "pulsar_releases.yaml"
+#: How a fact is known (see the YAML's header).
+EVIDENCE = ("read", "inferred", "not-established", "absent")
+#: Tracker keys of the table -> what they are.
+TRACKERS = {
+    "nack": "negative-ack tracker (client)",
+    "delayed": "delayed-delivery index, default factory (broker)",
+    "delayed_bucket": "PIP-195 bucket tracker, opt-in factory (broker)",
+    "delayed_topic": "PIP-448 topic-level index, opt-in factory (broker)",
+    "pending_acks": "pending acks (broker)",
+    "receiver_queue": "receiver queue (Java client)",
+}
+MASTER = "master"
+_PATCH = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+|x))?$")
+_OPEN = 10**6  # "every later patch" of an open-ended line
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One default: its value (None when absent or not established), evidence and source."""
+
+    value: Any
+    evidence: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The structure a tracker runs from patch ``since`` on: a catalog design (or None)."""
+
+    tracker: str
+    since: str
+    design: str | None
+    evidence: str
+    source: str
+    java: str = ""
+    shape: str | None = None
+    variant: str | None = None
+    missing: str | None = None
+    merged: str | None = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """A release line at one version: the structures and defaults it runs."""
+
+    line: str
+    version: str  # the version asked for, normalized ("4.0.7", "4.1.x" for "4.1", "master")
+    released: str | None
+    choices: dict[str, Choice]
+    defaults: dict[str, Fact]
+
+    @property
+    def label(self) -> str:
+        """``4.0.7 (line 4.0.6+)``, or the line alone when it was asked for."""
+        return self.line if self.version == self.line else f"{self.version} (line {self.line})"
+
+    def choice(self, tracker: str) -> Choice:
+        if tracker not in self.choices:
+            raise UsageError(f"unknown tracker {tracker!r}; choose one of: {', '.join(TRACKERS)}")
+        return self.choices[tracker]
+
+    def design(self, tracker: str) -> str | None:
+        """The catalog design the tracker runs in this version (None: absent or not modelled)."""
+        return self.choice(tracker).design
+
+    def default(self, knob: str) -> Any:
+        """The default value of a setting (None when absent or not established)."""
+        if knob not in self.defaults:
+            raise UsageError(f"unknown setting {knob!r}; choose one of: {', '.join(self.defaults)}")
+        return self.defaults[knob].value
+
+    def designs(self) -> dict[str, str | None]:
+        """Tracker -> design, for every tracker of the table."""
+        return {t: c.design for t, c in self.choices.items()}
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@cache
+def _table() -> dict[str, Any]:
+    with open(data_dir() / FILE, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def lines() -> list[dict[str, Any]]:
+    """The raw rows of the YAML, oldest line first (for tables and tests)."""
+    return list(_table()["lines"])
+
+
+def known_versions() -> tuple[str, ...]:
+    """The line names, oldest first; ``master`` last."""
+    return tuple(row["line"] for row in _table()["lines"])
+
+
+def units() -> dict[str, str]:
+    """Setting -> unit of its value."""
+    return dict(_table()["units"])
+
+
+def newest() -> Release:
+    """The newest release line of the table (master is not a release)."""
+    released = [row for row in _table()["lines"] if row["line"] != MASTER]
+    return _release(released[-1], released[-1]["line"], None)
+
+
+def _key(text: str) -> tuple[int, int, int]:
+    m = _PATCH.match(text)
+    if m is None or m.group(3) in (None, "x"):
+        raise ValueError(text)
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def _covers(row: dict[str, Any], version: tuple[int, int, int]) -> bool:
+    if row["patches"] is None:
+        return False
+    first, last = row["patches"]
+    lo = _key(first)
+    hi = _key(last) if last is not None else (lo[0], lo[1], _OPEN)
+    return lo <= version <= hi
+
+
+def resolve(version: str | None = None) -> Release:
+    """The release a user's version string names; None is :func:`newest`."""
+    if version is None:
+        return newest()
+    text = str(version).strip()
+    rows = _table()["lines"]
+    for row in rows:
+        if text == row["line"] or text.replace("-", "–") == row["line"]:
+            return _release(row, row["line"], None)
+    if text.lower() in (MASTER, "main"):
+        return _release(rows[-1], MASTER, None)
+    m = _PATCH.match(text)
+    if m is not None:
+        major, minor = int(m.group(1)), int(m.group(2))
+        if m.group(3) in (None, "x"):  # a minor: its newest line and patch
+            covering = [r for r in rows if _covers(r, (major, minor, _OPEN - 1))]
+            if covering:
+                return _release(covering[-1], covering[-1]["line"], None)
+        else:
+            patch = (major, minor, int(m.group(3)))
+            for row in rows:
+                if _covers(row, patch):
+                    return _release(row, text.lstrip("v"), patch)
+    raise UsageError(
+        f"unknown --pulsar-version {text!r}; known: {', '.join(known_versions())} "
+        "(a patch such as 4.0.7 or a minor such as 4.1 resolves to its line)"
+    )
+
+
+def _release(row: dict[str, Any], version: str, patch: tuple[int, int, int] | None) -> Release:
+    """The row at ``patch`` (None: its newest patch): per tracker the last choice whose
+    ``since`` is not after the patch; defaults with the ``defaults_since`` overrides applied."""
+    choices = {}
+    for tracker, options in row["trackers"].items():
+        chosen = options[0]
+        for option in options:
+            since = option["since"]
+            if patch is None or since == MASTER or _key(since) <= patch:
+                chosen = option
+        choices[tracker] = _choice(tracker, chosen)
+    raw = dict(row["defaults"])
+    for since, overrides in (row.get("defaults_since") or {}).items():
+        if patch is None or _key(since) <= patch:
+            raw.update(overrides)
+    defaults = {k: Fact(v["value"], v["evidence"], v["source"]) for k, v in raw.items()}
+    return Release(row["line"], version, row["released"], choices, defaults)
+
+
+def _choice(tracker: str, raw: dict[str, Any]) -> Choice:
+    return Choice(
+        tracker=tracker,
+        since=str(raw["since"]),
+        design=raw.get("design"),
+        evidence=raw["evidence"],
+        source=" ".join(str(raw["source"]).split()),
+        java=" ".join(str(raw.get("java", "")).split()),
+        shape=raw.get("shape"),
+        variant=raw.get("variant"),
+        missing=raw.get("missing"),
+        merged=raw.get("merged"),
+    )
