@@ -133,9 +133,13 @@ def test_bad_patterns(text, message):
 
 
 def test_bad_workload_parameters():
-    with pytest.raises(UsageError, match="rate \\(messages per ms\\) must be a number > 0"):
+    with pytest.raises(
+        UsageError, match=r"rate \(messages per ms\) must be a number in 1e-09\.\.1e\+06, got -1"
+    ):
         Workload.from_options(10, -1)
-    with pytest.raises(UsageError, match="entries per ledger must be an integer >= 1"):
+    with pytest.raises(
+        UsageError, match=r"entries per ledger must be an integer in 1\.\.2\^31 - 1"
+    ):
         Workload(10, entries_per_ledger=0)
     with pytest.raises(UsageError, match="unknown rate unit"):
         Workload.from_options(10, 1, rate_unit="h")
