@@ -25,6 +25,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -171,7 +172,14 @@ _REASONS = {
 
 
 def os_error_text(exc: OSError) -> str:
-    """``'PATH: no space left on the device'``: the file and the reason, one line."""
+    """``'PATH: no space left on the device'``: the file and the reason, one line (for a
+    ``shutil.Error`` of a tree copy: its first failed file)."""
+    failed = exc.args[0] if isinstance(exc, shutil.Error) and exc.args else None
+    if isinstance(failed, list) and failed:
+        _, dst, why = failed[0]
+        code = re.search(r"\[Errno (\d+)\]", str(why))
+        reason = _REASONS.get(int(code.group(1))) if code else None
+        return f"{dst}: {reason or str(why).splitlines()[0]}"
     reason = _REASONS.get(exc.errno or 0) or (exc.strerror or type(exc).__name__).lower()
     where = exc.filename if exc.filename is not None else ""
     return f"{where}: {reason}" if where else reason

@@ -12,6 +12,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+#: Stated ranges of the simulations' rates (msg/s) and durations (s); the cost guard
+#: (trackerlab.budget) bounds what is practical within them.
+MAX_RATE_PER_S = 1e9
+MAX_DURATION_S = 1e7
+
 
 def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=float, required=True, help="application rate, msg/s (> 0)")
@@ -57,7 +62,16 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poisson", action="store_true", help="Poisson producer instead of paced")
     p.add_argument("--csv", type=Path, help="write the sampled time series to this CSV file")
     p.add_argument("--sample-ms", type=float, default=100.0, help="sampling period (default 100)")
+    _add_allow_large(p)
     p.set_defaults(func=run_receiver_queue)
+
+
+def _add_allow_large(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
 
 
 def _add_delayed(p: argparse.ArgumentParser) -> None:
@@ -97,6 +111,7 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, help="seed of the sampled time buckets (default 0)")
     p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
+    _add_allow_large(p)
     p.set_defaults(func=run_delayed)
 
 
@@ -151,24 +166,36 @@ def add_model_commands(
 
 
 def run_receiver_queue(args: argparse.Namespace) -> int:
+    from trackerlab.budget import check as check_budget
     from trackerlab.errors import UsageError
+    from trackerlab.experiments.costs import receiver_queue_estimate
     from trackerlab.experiments.reproduce.receiver_queue import harness_for
     from trackerlab.models.receiver_queue.simulator import CLIENTS, ReceiverQueueConfig, simulate
-    from trackerlab.params import check_choice, check_float, check_int, check_positive
+    from trackerlab.params import check_choice, check_float, check_int, check_positive, check_seed
 
     client = check_choice("client", args.client, CLIENTS)
-    rate = check_positive("--rate", args.rate)
+    rate = check_float("--rate", args.rate, 0, MAX_RATE_PER_S, lo_open=True)
     check_int("--partitions", args.partitions, 1, 1000)
     check_int("--queue-size", args.queue_size, 1, 10_000_000)
-    check_positive("--duration-s", args.duration_s)
+    check_float("--duration-s", args.duration_s, 0, MAX_DURATION_S, lo_open=True)
+    check_float("--sample-ms", args.sample_ms, 0.001, args.duration_s * 1000)
+    check_int("--message-bytes", args.message_bytes, 1, 1 << 31)
+    check_seed("--seed", args.seed)
+    if args.producer_rate is not None:
+        check_float("--producer-rate", args.producer_rate, 0, MAX_RATE_PER_S, lo_open=True)
     if args.backlog and args.producer_rate is not None:
         raise UsageError("--backlog and --producer-rate exclude each other")
+    fastest = max(rate, args.producer_rate or 0.0)
+    check_budget(
+        receiver_queue_estimate(fastest, args.duration_s, args.partitions, args.sample_ms),
+        args.allow_large,
+    )
     timing = harness_for(client).timing()
     if args.latency_ms is not None:
         check_float("--latency-ms", args.latency_ms, timing["dispatch_ms"], None, lo_open=True)
         timing["refill_latency_ms"] = args.latency_ms
     if args.memory_limit_bytes is not None:
-        check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, None)
+        check_int("--memory-limit-bytes", args.memory_limit_bytes, 0, 1 << 50)
     cfg = ReceiverQueueConfig(
         client=client,
         rate=rate,
@@ -176,7 +203,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         auto_scale=not args.fixed,
         receiver_queue_size=args.queue_size,
         max_total_receiver_queue_size_across_partitions=check_int(
-            "--max-total-queue-size", args.max_total_queue_size, 1, None
+            "--max-total-queue-size", args.max_total_queue_size, 1, 100_000_000
         ),
         **timing,
         producer_rate=None
@@ -233,7 +260,17 @@ def _profile_options(name: str) -> dict[str, object]:
 
 
 def run_delayed(args: argparse.Namespace) -> int:
+    from trackerlab.budget import check as check_budget
+    from trackerlab.experiments.costs import delayed_estimate
     from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
+    from trackerlab.params import check_float, check_seed, check_text
+
+    if args.designs is not None:
+        check_text("--designs", args.designs)
+    if args.rate is not None:
+        check_float("--rate", args.rate, 0, MAX_RATE_PER_S, lo_open=True)
+    if args.seed is not None:
+        check_seed("--seed", args.seed)
 
     options: dict[str, object] = _profile_options(args.profile) if args.profile else {}
     given = {
@@ -256,6 +293,7 @@ def run_delayed(args: argparse.Namespace) -> int:
     if "max_delay" in options and "max_delay_s" in options:
         options.pop("max_delay_s")
     scenario = DelayedScenario.from_options(**options)
+    check_budget(delayed_estimate(scenario.rate_per_s, scenario.days), args.allow_large)
     out = _open_csv(args.csv) if args.csv else None
     result = simulate(scenario)
     print(result.format_summary())

@@ -68,6 +68,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", default="compressed", help=OPTIONS["layout"])
     p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
     p.set_defaults(func=run)
 
     q = subparsers.add_parser(
@@ -80,11 +85,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from trackerlab.budget import check as check_budget
     from trackerlab.catalog import CATALOG, size
     from trackerlab.errors import UsageError
-    from trackerlab.params import check_int, check_positive
+    from trackerlab.experiments.costs import size_estimate
+    from trackerlab.params import MAX_LONG, check_float, check_int, check_seed
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
-    from trackerlab.workloads.stream import Workload
+    from trackerlab.workloads.stream import (
+        MAX_MESSAGES,
+        MAX_RATE_PER_MS,
+        MIN_RATE_PER_MS,
+        Workload,
+    )
 
     buildable = CATALOG.names("build")
     if args.list or not args.design:
@@ -95,12 +107,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
     # the options first, with their flag names, then the design
-    check_int("--messages", args.messages, 0)
-    check_positive("--rate-per-ms", args.rate_per_ms)
-    check_int("--entries-per-ledger", args.entries_per_ledger, 1)
-    check_int("--start-ledger", args.start_ledger, 0)
-    check_int("--batch-size", args.batch_size, 1)
-    check_int("--seed", args.seed, 0)
+    check_int("--messages", args.messages, 0, MAX_MESSAGES)
+    check_float("--rate-per-ms", args.rate_per_ms, MIN_RATE_PER_MS, MAX_RATE_PER_MS)
+    check_int("--entries-per-ledger", args.entries_per_ledger, 1, (1 << 31) - 1)
+    check_int("--start-ledger", args.start_ledger, 0, MAX_LONG)
+    check_int("--batch-size", args.batch_size, 1, 1 << 20)
+    check_seed("--seed", args.seed)
+    check_int("--tick-ms", args.tick_ms, 1, 1 << 40)
+    check_int("--ledgers", args.ledgers, 1, 1_000_000)
     options = dict(
         trim_bits=args.trim_bits,
         tick_ms=args.tick_ms,
@@ -110,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     )
     SizeRequest(Workload(0), **options)  # validates the design options
     CATALOG.check(args.design, buildable)
+    check_budget(size_estimate(args.design, args.messages), args.allow_large)
     workload = Workload.from_options(
         args.messages,
         args.rate_per_ms,

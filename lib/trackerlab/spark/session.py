@@ -76,7 +76,9 @@ DEFAULTS: dict[str, str] = {
     "spark.pyspark.python": sys.executable,
 }
 CONNECT_TIMEOUT_S = 10.0
-EXECUTOR_WAIT_S = 120.0
+#: How long a cluster master may take to give the session an executor
+#: (``$TRACKERLAB_EXECUTOR_WAIT_S`` overrides it, e.g. in tests).
+EXECUTOR_WAIT_S = float(os.environ.get("TRACKERLAB_EXECUTOR_WAIT_S", "120"))
 DEFAULT_APP_NAME = "trackerlab"
 _LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
 #: ``local[N]`` and ``local[N,F]``: threads and task failures allowed.
@@ -169,6 +171,13 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     # pyspark starts workers with $PYSPARK_PYTHON (spark-submit sets it from
     # spark.pyspark.python); by default, this interpreter and its packages
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if "PYSPARK_GATEWAY_PORT" in os.environ:
+        # under spark-submit: connect to its JVM first, so that SparkConf() reads the
+        # settings spark-submit passed (--master...); without the JVM it is an empty
+        # Python dict, and a cluster run silently ran on local[*]
+        from pyspark import SparkContext
+
+        SparkContext._ensure_initialized()
     conf = SparkConf()
     if master:
         conf.setMaster(check_master(master))
@@ -203,11 +212,29 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
             f"cannot start Spark ({used}): {_java_reason(exc)}{hint}; details in {log}"
         ) from None
     spark.sparkContext.setLogLevel("ERROR")
+    _quiet_accumulator_server(spark, log)
     wait_for_executors(spark)
     ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+def _quiet_accumulator_server(spark: SparkSession, log: Path) -> None:
+    """pyspark's accumulator server (a ``socketserver`` in a daemon thread) prints a
+    traceback to stderr when the JVM dies mid-request; send it to the session log."""
+    server = getattr(spark.sparkContext, "_accumulatorServer", None)
+    if server is None:
+        return
+
+    def handle_error(request: object, client_address: object) -> None:
+        import traceback
+
+        with contextlib.suppress(OSError), open(log, "a") as f:
+            f.write(f"accumulator server: error with a request from {client_address}\n")
+            traceback.print_exc(file=f)
+
+    server.handle_error = handle_error
 
 
 @contextlib.contextmanager
@@ -286,13 +313,14 @@ def _java_reason(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def wait_for_executors(spark: SparkSession, timeout_s: float = EXECUTOR_WAIT_S) -> None:
+def wait_for_executors(spark: SparkSession, timeout_s: float | None = None) -> None:
     """On a cluster master, wait (at most ``timeout_s``) until an executor has registered;
     UsageError if none did (a master that accepts connections but gives no resources would
     otherwise leave the first job waiting forever). Nothing to wait for in local mode."""
     sc = spark.sparkContext
     if sc.master.startswith("local"):
         return
+    timeout_s = EXECUTOR_WAIT_S if timeout_s is None else timeout_s
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if sc._jsc.sc().getExecutorMemoryStatus().size() > 1:  # the driver counts as one

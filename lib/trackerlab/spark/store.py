@@ -244,10 +244,11 @@ def read_sweep(root: str | Path, every_file: bool = False) -> pd.DataFrame:
     points_dir = root / POINTS
     if points_dir.exists() and not points_dir.is_dir():
         raise UsageError(f"{points_dir} is not a folder")
-    try:
-        files = sorted(points_dir.glob("*.parquet"))
+    try:  # os.listdir, not glob: glob hides an unreadable folder as an empty one
+        names = os.listdir(points_dir) if points_dir.exists() else []
     except OSError as exc:
         raise UsageError(f"cannot read {os_error_text(exc)}") from None
+    files = sorted(points_dir / n for n in names if n.endswith(".parquet") and n[0] != ".")
     keys = None if every_file else manifest.get("grid_keys")
     if keys is not None:
         wanted = set(keys)

@@ -45,6 +45,7 @@ import contextlib
 import functools
 import json
 import math
+import os
 import resource
 import sys
 import threading
@@ -76,6 +77,10 @@ MAX_TASK_MESSAGES = 1 << 26
 #: Measured on 2 cores, 1e7 random-delay messages: 8 tasks 4.2 s, 2 tasks 2.6 s.
 TASKS_PER_CORE = 1
 PROGRESS_EVERY_S = 30.0
+#: A cluster wave with no executor for this long is stopped (see _ExecutorWatch);
+#: ``$TRACKERLAB_EXECUTOR_LOST_S`` overrides it (tests).
+EXECUTOR_LOST_S = float(os.environ.get("TRACKERLAB_EXECUTOR_LOST_S", "20"))
+EXECUTOR_POLL_S = 1.0
 Log = Callable[[str], None]
 
 
@@ -461,6 +466,50 @@ class _Progress:
                 self.log(f"{self.label}: {', '.join(parts)} after {elapsed:.0f} s")
 
 
+class ExecutorsLost(RuntimeError):
+    """Every executor of a cluster master went away during a wave (a dead worker)."""
+
+
+class _ExecutorWatch:
+    """On a cluster master, cancel the wave's jobs when no executor has been registered for
+    :data:`EXECUTOR_LOST_S` seconds: a standalone master whose only worker died otherwise
+    leaves the job waiting for resources forever. Nothing to watch in local mode."""
+
+    def __init__(self, spark: SparkSession, group: str) -> None:
+        self.sc = spark.sparkContext
+        self.group = group
+        self.lost = threading.Event()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _ExecutorWatch:
+        if not self.sc.master.startswith("local"):
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
+
+    def _run(self) -> None:
+        since = None
+        while not self.stop.wait(EXECUTOR_POLL_S):
+            try:
+                alive = self.sc._jsc.sc().getExecutorMemoryStatus().size() > 1  # + the driver
+            except Exception:  # the context is stopping
+                return
+            if alive:
+                since = None
+                continue
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= EXECUTOR_LOST_S:
+                self.lost.set()
+                with contextlib.suppress(Exception):
+                    self.sc.cancelJobGroup(self.group)
+                return
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -537,9 +586,17 @@ def run_wave(
     frame = ENGINE_FRAMES[settings["engine"]](spark, wave, target, settings["piece_messages"])
     group = f"trackerlab-{label}"
     spark.sparkContext.setJobGroup(group, label, interruptOnCancel=True)
+    watch = _ExecutorWatch(spark, group)
     try:
-        with _Progress(spark, log, label, PROGRESS_EVERY_S):
+        with watch, _Progress(spark, log, label, PROGRESS_EVERY_S):
             results = aggregate(frame, len(wave), log, label, messages)
+    except Exception:
+        if watch.lost.is_set():
+            raise ExecutorsLost(
+                f"no executor left on {spark.sparkContext.master} for {EXECUTOR_LOST_S:.0f} s "
+                "(a worker died?)"
+            ) from None
+        raise
     except KeyboardInterrupt:
         # stop the tasks too, not only the driver (the JVM may be gone already)
         with contextlib.suppress(Exception):
@@ -610,6 +667,11 @@ def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) 
     except OSError:
         pass
     reason = _java_reason(exc)
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    if proc is not None and proc.poll() is not None:
+        reason = f"the Spark driver JVM exited with code {proc.returncode}"
     if len(reason) > 160:
         reason = reason[:157] + "..."
     return UsageError(
