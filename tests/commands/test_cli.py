@@ -90,9 +90,9 @@ def test_python_dash_m_and_console_script_agree(cli):
         (["size", "nack-buckets"], ["did you mean 'nack-time-buckets'?"]),
         (["size", "pip195-buckets"], ["design 'pip195-buckets' cannot be used here"]),
         (["size"], ["size needs a DESIGN"]),
-        (["size", "x", "--messages", "-5"], ["--messages must be an integer >= 0, got -5"]),
+        (["size", "x", "--messages", "-5"], ["--messages must be an integer in 0..", "got -5"]),
         (["size", "x", "--trim-bits", "63"], ["--trim-bits must be an integer in 0..62, got 63"]),
-        (["size", "x", "--rate-per-ms", "0"], ["--rate-per-ms must be a number > 0"]),
+        (["size", "x", "--rate-per-ms", "0"], ["--rate-per-ms must be a number in 1e-09..1e+06"]),
         (["size", "x", "--rate-per-ms", "fast"], ["invalid float value: 'fast'"]),
         (["size", "x", "--layout", "tiny"], ["unknown --layout 'tiny'", "compressed"]),
     ],
@@ -104,9 +104,12 @@ def test_size_bad_input(cli, args, needles):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["--entries-per-ledger", "0"], ["--entries-per-ledger must be an integer >= 1, got 0"]),
-        (["--rate-per-ms", "-2"], ["--rate-per-ms must be a number > 0, got -2"]),
-        (["--tick-ms", "0"], ["--tick-ms must be an integer >= 1, got 0"]),
+        (
+            ["--entries-per-ledger", "0"],
+            ["--entries-per-ledger must be an integer in 1..", "got 0"],
+        ),
+        (["--rate-per-ms", "-2"], ["--rate-per-ms must be a number in 1e-09..1e+06, got -2"]),
+        (["--tick-ms", "0"], ["--tick-ms must be an integer in 1..", "got 0"]),
         (["--trim-bits", "-1"], ["--trim-bits must be an integer in 0..62, got -1"]),
         (
             ["--delay", "zipf:2"],

@@ -82,7 +82,6 @@ def _reference_python_bytes(tick_ms: int, version: str) -> int:
     which depends on the entries only, so every process and every order gives the same bytes.
     """
     from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
-    from trackerlab.sizing.python import python_real_bytes
 
     at = DEFAULT_START_MS + 10**9
     tracker = InMemoryDelayedDeliveryTracker.from_arrays(
@@ -94,11 +93,19 @@ def _reference_python_bytes(tick_ms: int, version: str) -> int:
         queue_version=version,
     )
     lengths = [len(s) for s in tracker.queue.array.segments]
+    return canonical_python_bytes(tracker) - _segments_python_bytes(lengths)
+
+
+def canonical_python_bytes(tracker: object) -> int:
+    """``python_real_bytes(tracker)`` with each instance ``__dict__`` counted as a fresh
+    dict of its entries: the tracker's Python bytes without the process-history term (see
+    :func:`_reference_python_bytes`). O(objects reachable)."""
+    from trackerlab.sizing.python import python_real_bytes
+
     measured = python_real_bytes(tracker)  # materializes each __dict__ as CPython sizes it
-    canonical = sum(
+    return measured + sum(
         sys.getsizeof({**vars(obj)}) - sys.getsizeof(vars(obj)) for obj in _instances(tracker)
     )
-    return measured + canonical - _segments_python_bytes(lengths)
 
 
 def heap_sizes(
