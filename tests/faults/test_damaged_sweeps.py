@@ -175,3 +175,24 @@ def test_unreadable_manifest_and_points_are_one_line(shared_tmp):
     )
     res = python_as_other_user("-c", script, cache=shared_tmp)
     assert_one_line_error(res, "cannot read", "points", "permission denied", code=1)
+
+
+@pytest.mark.spark
+def test_a_sweep_recomputes_a_damaged_point_and_says_so(spark, tmp_path):
+    from tests.spark.results import assert_same_results
+    from trackerlab.spark.grid import parse_grid
+    from trackerlab.spark.sweep import run_sweep
+
+    raw = {"root_seed": 1, "messages": 4096, "rate_per_ms": [1, 2], "trim_bits": 8}
+    grid = parse_grid(raw, "dmg", "test")
+    out = tmp_path / "sweep"
+    run_sweep(grid, out, spark=spark, log=lambda m: None)
+    before = read_sweep(out)
+    victim = out / POINTS / f"{grid.points[1].key}.parquet"
+    _flip(victim, len(victim.read_bytes()) // 2)
+    logs: list[str] = []
+    summary = run_sweep(grid, out, spark=spark, log=logs.append)
+    assert summary.points == 1 and summary.skipped == 1
+    damaged = [line for line in logs if "damaged file" in line]
+    assert len(damaged) == 1 and grid.points[1].label() in damaged[0]
+    assert_same_results(read_sweep(out), before)

@@ -46,7 +46,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 def _kill_driver_jvm(proc: subprocess.Popen) -> None:
     for pid in children(proc.pid):
-        if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes():
+        if b"org.apache.spark.deploy.SparkSubmit" in Path(f"/proc/{pid}/cmdline").read_bytes():
             os.kill(pid, signal.SIGKILL)
 
 

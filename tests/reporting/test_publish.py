@@ -11,7 +11,7 @@ def _tree(folder):
     return {
         str(p.relative_to(folder)): p.read_bytes()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != publish.OWNED_LIST
+        if p.is_file() and p.name != getattr(publish, "OWNED_LIST", None)
     }
 
 

@@ -107,8 +107,11 @@ def test_ctrl_c_while_spark_starts_is_one_line_and_leaves_no_jvm(tmp_path):
     while jvm is None and time.monotonic() < deadline and proc.poll() is None:
         for pid in children(proc.pid):
             with contextlib.suppress(OSError):
-                if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    jvm = pid
+                if (
+                    b"org.apache.spark.deploy.SparkSubmit"
+                    in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ):
+                    jvm = pid  # the driver JVM (not the `java -version` of the Java check)
         time.sleep(0.05)
     assert jvm is not None, "the JVM never started"
     time.sleep(0.5)  # inside the launch
