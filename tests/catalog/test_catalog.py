@@ -13,7 +13,7 @@ from trackerlab.models.pending_acks.layouts import LAYOUTS
 from trackerlab.workloads.stream import Workload
 
 
-def _request(messages: int = 1000, delay: str = "fixed:60000") -> SizeRequest:
+def _request(messages: int = 1000, delay: str = "fixed:60000ms") -> SizeRequest:
     return SizeRequest(Workload.from_options(messages, 1.0, delay=delay, batch_size=10))
 
 
@@ -84,7 +84,7 @@ def test_sizes_of_one_hundred_entries():
 def test_delayed_time_buckets_use_the_trackers_tick_cutoff():
     """``time-buckets`` goes through BucketDelayedTracker.add_chunk: a message due within one
     tick of its publication is dispatched, not indexed."""
-    workload = Workload.from_options(10_000, 1.0, delay="uniform:0:2000")
+    workload = Workload.from_options(10_000, 1.0, delay="uniform:0:2000ms")
     kept = size("time-buckets", SizeRequest(workload, tick_ms=1000))
     all_kept = size("nack-time-buckets", SizeRequest(workload, trim_bits=9))
     assert 0.45 < kept.entries / all_kept.entries < 0.55  # P(delay > 1000) = 0.5

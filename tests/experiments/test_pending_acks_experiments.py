@@ -155,7 +155,7 @@ def test_op_cost_units():
         (["bench", "pending-acks", "--ledgers", "0"], ["--ledgers", ">= 1"]),
         (["bench", "pending-acks", "--cycles", "x"], ["unknown --cycles 'x'"]),
         (["size", "pending-acks-btree"], ["unknown design 'pending-acks-btree'"]),
-        (["size", "pending-acks-treemap", "--ledgers", "0"], ["--ledgers", ">= 1"]),
+        (["size", "pending-acks-treemap", "--ledgers", "0"], ["--ledgers must be in 1.."]),
     ],
 )
 def test_bad_input_is_one_line(cli, args, needles):

@@ -11,7 +11,9 @@ from __future__ import annotations
 from trackerlab.models.pending_acks.common import to_int32
 
 
-class ReferencePendingAcks:
+class NaivePendingAcksMap:
+    """``PendingAcksMap``: every method O(1) but ``remove_all_up_to`` and ``rows``, O(n log n)."""
+
     def __init__(self, refuses_negative_update: bool, skips_negative_boundary: bool) -> None:
         self.acks: dict[tuple[int, int], tuple[int, int]] = {}
         self.closed = False

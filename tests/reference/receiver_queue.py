@@ -29,7 +29,7 @@ FLOW, READ_DONE, WAKE, ARRIVAL, DISPATCH, BATCH_TIMEOUT, SAMPLE = range(7)
 APP = 0
 
 
-class Reference:
+class NaiveReceiverQueue:
     def __init__(self, cfg: ReceiverQueueConfig):
         cfg = cfg.validated()
         self.cfg = cfg
@@ -247,5 +247,5 @@ class Reference:
         )
 
 
-def simulate_reference(cfg: ReceiverQueueConfig) -> ReceiverQueueResult:
-    return Reference(cfg.with_(record_consumption=True)).run()
+def simulate_naive(cfg: ReceiverQueueConfig) -> ReceiverQueueResult:
+    return NaiveReceiverQueue(cfg.with_(record_consumption=True)).run()

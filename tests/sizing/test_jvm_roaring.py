@@ -8,7 +8,6 @@ JVM comparison is tests/sizing/test_jvm_probe.py)."""
 from __future__ import annotations
 
 import array
-import itertools
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from pyroaring import BitMap, BitMap64
 
+from tests.reference.roaring import NaiveRoaringBitmap
 from trackerlab.jvmcheck.cases import chunks_in_insertion_order
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import UNCOMPRESSED_OOPS
@@ -46,32 +46,22 @@ def test_array_growth_snaps_to_max_within_one_sixteenth():
         jr.array_capacity(4097)
 
 
-def _naive_array_capacity(cardinality: int) -> int:
-    """ArrayContainer.add, one value at a time: grow when cardinality >= content.length."""
-    length = 4
-    for card in range(cardinality):
-        if card >= length:
-            length = jr.array_growth(length)
-    return length
-
-
 @given(st.integers(0, 4096))
 def test_array_capacity_matches_add_by_add(card):
-    assert jr.array_capacity(card) == _naive_array_capacity(card)
-
-
-def _naive_roaring_array_capacity(n_keys: int) -> int:
-    """RoaringArray.extendArray(1) before each insertNewKeyValueAt."""
-    cap = 4
-    for size in range(n_keys):
-        if size + 1 > cap:
-            cap = 2 * (size + 1) if cap < 1024 else 5 * (size + 1) // 4
-    return cap
+    """ArrayContainer.add, one value at a time: grow when cardinality >= content.length."""
+    ref = NaiveRoaringBitmap()
+    for low in range(card):
+        ref.add(low)
+    assert jr.array_capacity(card) == ref.capacity.get(0, 4)
 
 
 @given(st.integers(0, 20_000))
 def test_roaring_array_capacity_matches_insert_by_insert(n):
-    assert jr.roaring_array_capacity(n) == _naive_roaring_array_capacity(n)
+    """RoaringArray.extendArray(1) before each insertNewKeyValueAt."""
+    ref = NaiveRoaringBitmap()
+    for key in range(n):
+        ref.add(key << 16)
+    assert jr.roaring_array_capacity(n) == ref.keys_length(trim=False)
 
 
 def test_roaring_array_and_art_container_sequences():
@@ -259,77 +249,34 @@ def test_art_replay_against_canonical_trie(raw):
 
 
 class JavaRoaringAdds(RuleBasedStateMachine):
-    """Replays Java's incremental add value by value (ArrayContainer growth, conversion to a
-    bitmap at the 4097th value, RoaringArray.extendArray, art.Containers.grow) and checks the
-    closed-form model of the final content against it, for RoaringBitmap and Roaring64Bitmap,
-    as built, after runOptimize() and after trim()."""
+    """Replays Java's incremental add value by value (the naive RoaringBitmap: ArrayContainer
+    growth, conversion to a bitmap at the 4097th value, RoaringArray.extendArray,
+    art.Containers.grow) and checks the closed-form model of the final content against it,
+    for RoaringBitmap and Roaring64Bitmap, as built, after runOptimize() and after trim()."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.values: list[int] = []
-        self.lows: dict[int, set[int]] = {}  # key -> low 16 bits present
-        self.capacity: dict[int, int] = {}  # key -> content.length (array) or -1 (bitmap)
-        self.keys_in_order: list[int] = []
-        self.key_capacity = 4
-
-    def _add(self, v: int) -> None:
-        self.values.append(v)
-        key, low = v >> 16, v & 0xFFFF
-        present = self.lows.setdefault(key, set())
-        if low in present:
-            return
-        card = len(present)  # before this add
-        present.add(low)
-        if key not in self.capacity:
-            size = len(self.keys_in_order)
-            if size + 1 > self.key_capacity:
-                self.key_capacity = (
-                    2 * (size + 1) if self.key_capacity < 1024 else 5 * (size + 1) // 4
-                )
-            self.keys_in_order.append(key)
-            self.capacity[key] = 4
-        elif self.capacity[key] > 0:
-            if card >= 4096:
-                self.capacity[key] = -1
-            elif card >= self.capacity[key]:
-                self.capacity[key] = jr.array_growth(self.capacity[key])
+        self.ref = NaiveRoaringBitmap()
 
     @rule(key=st.integers(0, 5), low=st.integers(0, 9000))
     def add_one(self, key, low):
-        self._add((key << 16) | low)
+        self.ref.add((key << 16) | low)
 
     @rule(key=st.integers(0, 5), start=st.integers(0, 60_000), n=st.integers(1, 3000))
     def add_run(self, key, start, n):
         for low in range(start, min(start + n, 1 << 16)):
-            self._add((key << 16) | low)
-
-    def _naive_containers(self, run_optimize: bool, trim: bool) -> list[jr.Container]:
-        out = []
-        for key in self.keys_in_order:
-            lows = sorted(self.lows[key])
-            card = len(lows)
-            runs = 1 + sum(1 for a, b in itertools.pairwise(lows) if b != a + 1)
-            cap = self.capacity[key]
-            size = 2 * card if cap > 0 else 8192
-            if run_optimize and size > 2 + 4 * runs:
-                out.append(jr.Container("run", card, runs, runs))
-            elif cap < 0:
-                out.append(jr.Container("bitmap", card))
-            else:
-                out.append(jr.Container("array", card, 0, card if trim else cap))
-        return out
+            self.ref.add((key << 16) | low)
 
     @invariant()
     def model_matches_replay(self):
-        content = chunks_in_insertion_order(np.array(self.values, dtype=np.int64))
-        assert [c.key for c in content] == self.keys_in_order
+        content = chunks_in_insertion_order(np.array(self.ref.values, dtype=np.int64))
+        assert [c.key for c in content] == self.ref.keys_in_order
         for run_optimize, trim in ((False, False), (True, False), (False, True), (True, True)):
-            naive = self._naive_containers(run_optimize, trim)
-            key_cap = len(naive) if trim else self.key_capacity
-            expected = jr.roaring_bitmap_from_containers(naive, key_cap)
+            naive = self.ref.containers(run_optimize, trim)
+            expected = jr.roaring_bitmap_from_containers(naive, self.ref.keys_length(trim))
             kw = {"run_optimize": run_optimize, "trim": trim}
             assert jr.roaring_bitmap_bytes(sorted(content, key=lambda c: c.key), **kw) == expected
-            expected64 = jr.roaring64_bitmap_from_containers(self.keys_in_order, naive)
+            expected64 = jr.roaring64_bitmap_from_containers(self.ref.keys_in_order, naive)
             assert jr.roaring64_bitmap_bytes(content, **kw) == expected64
 
 

@@ -15,9 +15,9 @@ pytestmark = pytest.mark.spark
 DELAYS = [
     "fixed:60s",
     "uniform:0:60s",
-    "uniform:0.5:2.5",
+    "uniform:0.5ms:2.5ms",
     "exponential:30s",
-    "empirical:10@0.2,1000@0.5,60000@0.3",
+    "empirical:10ms@0.2,1000ms@0.5,60000ms@0.3",
     "mix:0.8*uniform:0:60s+0.2*uniform:1d:30d",
 ]
 STREAMS = [

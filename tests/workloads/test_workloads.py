@@ -52,10 +52,10 @@ def test_fractional_rate_and_rate_per_second():
     st.integers(1, 977),
     st.sampled_from(
         [
-            "fixed:5",
+            "fixed:5ms",
             "uniform:0:1s",
-            "exponential:200",
-            "empirical:10@0.5,1000@0.5",
+            "exponential:200ms",
+            "empirical:10ms@0.5,1000ms@0.5",
             "mix:0.8*uniform:0:60s+0.2*uniform:1d:30d",
         ]
     ),
@@ -72,19 +72,19 @@ def test_stream_is_identical_for_any_chunk_size(messages, chunk, delay, pattern)
 
 
 def test_seed_changes_random_parts_only():
-    a = _concat(Workload.from_options(1000, 1, delay="uniform:0:1000", seed=1))
-    b = _concat(Workload.from_options(1000, 1, delay="uniform:0:1000", seed=2))
+    a = _concat(Workload.from_options(1000, 1, delay="uniform:0:1000ms", seed=1))
+    b = _concat(Workload.from_options(1000, 1, delay="uniform:0:1000ms", seed=2))
     assert np.array_equal(a["publish_ms"], b["publish_ms"])
     assert not np.array_equal(a["delay_ms"], b["delay_ms"])
 
 
 def test_distributions_have_the_right_moments():
     n = 200_000
-    uni = _concat(Workload.from_options(n, 1, delay="uniform:1000:3000"))["delay_ms"]
+    uni = _concat(Workload.from_options(n, 1, delay="uniform:1000ms:3000ms"))["delay_ms"]
     assert uni.min() >= 1000 and uni.max() < 3000 and abs(uni.mean() - 2000) < 10
-    exp = _concat(Workload.from_options(n, 1, delay="exponential:500"))["delay_ms"]
+    exp = _concat(Workload.from_options(n, 1, delay="exponential:500ms"))["delay_ms"]
     assert abs(exp.mean() - 500) < 5  # floor() removes ~0.5 ms
-    emp = _concat(Workload.from_options(n, 1, delay="empirical:10@0.25,20@0.75"))["delay_ms"]
+    emp = _concat(Workload.from_options(n, 1, delay="empirical:10ms@0.25,20ms@0.75"))["delay_ms"]
     assert set(np.unique(emp)) == {10, 20} and abs((emp == 10).mean() - 0.25) < 0.01
     mix = _concat(Workload.from_options(n, 1, delay="mix:0.8*fixed:1m+0.2*fixed:1d"))["delay_ms"]
     assert abs((mix == 86_400_000).mean() - 0.2) < 0.01
@@ -106,11 +106,11 @@ def test_empirical_from_file(tmp_path):
     [
         ("zipf:3", "unknown delay distribution 'zipf'"),
         ("fixed", "malformed --delay"),
-        ("uniform:5:1", "uniform needs LO <= HI"),
+        ("uniform:5ms:1ms", "uniform needs LO <= HI"),
         ("fixed:soon", "cannot read duration 'soon'"),
         ("exponential:0", "exponential mean must be a number > 0"),
         ("empirical:/no/such/file.csv", "not found"),
-        ("mix:fixed:1", "each part is WEIGHT*SPEC"),
+        ("mix:fixed:1ms", "each part is WEIGHT*SPEC"),
     ],
 )
 def test_bad_delay_specs(text, message):
@@ -146,7 +146,7 @@ def test_bad_workload_parameters():
 
 
 def test_durations():
-    assert parse_duration_ms("90") == 90 and parse_duration_ms("1.5s") == 1500
+    assert parse_duration_ms("90ms") == 90 and parse_duration_ms("1.5s") == 1500
     assert parse_duration_ms("2h") == 7_200_000 and parse_duration_ms("1d") == 86_400_000
 
 
@@ -154,7 +154,7 @@ def test_last_message_per_entry_groups_batches_and_rolls_ledgers():
     from trackerlab.workloads.stream import last_message_per_entry
 
     workload = Workload.from_options(
-        25, 2, delay="fixed:100", batch_size=10, entries_per_ledger=2, start_ledger=7
+        25, 2, delay="fixed:100ms", batch_size=10, entries_per_ledger=2, start_ledger=7
     )
     ledger, entry, publish, deliver_at = last_message_per_entry(workload)
     assert ledger.tolist() == [7, 7, 8] and entry.tolist() == [0, 1, 0]
@@ -206,4 +206,4 @@ def test_times_and_ledgers_that_cannot_be_represented_are_refused():
     with pytest.raises(UsageError, match="seed must be an integer in 0\\.\\.2\\^56 - 1"):
         Workload(10, seed=1 << 64)
     with pytest.raises(UsageError, match="longer than 1000 years"):
-        Workload.from_options(10, 1, delay="uniform:0:1e30")
+        Workload.from_options(10, 1, delay="uniform:0:1e30ms")

@@ -261,11 +261,54 @@ def _run_sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_plan(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "plan",
+        help="the planner against --exact and against a JVM building the index message by message",
+        description=(
+            "For steady states of the time-bucketed delayed index holding N entries (fixed 1 h "
+            "and uniform 0-2 h delays, tick 1 s), time the planner's fast answer, the --exact "
+            "single-process path and a JVM loop that builds the Java structure by addLong; "
+            "print the times and the ratios, all measured in this run."
+        ),
+    )
+    p.add_argument(
+        "--entries", default="1e7,1e8", help="entries held, comma-separated (default: 1e7,1e8)"
+    )
+    p.add_argument(
+        "--exact-up-to", default="1e8", help="skip the exact path above this (default: 1e8)"
+    )
+    p.add_argument("--no-jvm", action="store_true", help="skip the JVM loop (default: run it)")
+    p.set_defaults(func=_run_plan)
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    import sys
+
+    from trackerlab.bench.plan import bench_plan, format_rows
+    from trackerlab.jvmcheck.probe import ProbeUnavailable
+    from trackerlab.workloads.units import parse_count
+
+    entries = tuple(parse_count(x, "--entries", 1000, 10**9) for x in _csv(args.entries))
+    if not entries:
+        raise UsageError("--entries: give at least one count, e.g. 1e7")
+    exact_up_to = parse_count(args.exact_up_to, "--exact-up-to", 0, 10**10)
+    try:
+        rows = bench_plan(
+            entries, exact_up_to, not args.no_jvm, lambda m: print(m, file=sys.stderr, flush=True)
+        )
+    except ProbeUnavailable as exc:
+        raise UsageError(f"bench plan: {exc}") from None
+    print(format_rows(rows))
+    return 0
+
+
 #: Benchmark targets: name -> function adding its parser to the ``bench`` subparsers.
 BENCHES: dict[str, Callable[[argparse._SubParsersAction], None]] = {
     "build": _add_build,
     "heaps": _add_heaps,
     "pending-acks": _add_pending_acks,
+    "plan": _add_plan,
     "receiver-queue": _add_receiver_queue,
     "sweep": _add_sweep,
 }

@@ -8,16 +8,16 @@ import json
 
 from trackerlab.sizing.request import OPTIONS
 
-#: Workload defaults of ``trackerlab size`` (a small, fast stream).
+#: Workload defaults of ``trackerlab size`` (a small, fast stream), in user units.
 WORKLOAD_DEFAULTS = {
-    "messages": 100_000,
-    "rate_per_ms": 1.0,
-    "entries_per_ledger": 50_000,
-    "start_ledger": 10_000,
-    "batch_size": 1,
-    "delay": "fixed:60000",
+    "messages": "100000",
+    "rate": "1k/s",
+    "entries_per_ledger": "50000",
+    "start_ledger": "10000",
+    "batch": "1",
+    "delay": "fixed:1m",
     "pattern": "all",
-    "seed": 0,
+    "seed": "0",
 }
 
 
@@ -25,47 +25,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "size",
         help="build a design for a workload and print python/jvm/theory bytes",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description=(
-            "Build DESIGN (a catalog name, see `trackerlab designs`) for the workload given by "
+            "Build DESIGN (a catalog name, see `trackerlab designs`) for the messages given by "
             "the options and print python_bytes (pympler, CRoaring memory counted), jvm_bytes "
             "(HotSpot layout model; off-heap buffers in jvm_direct_bytes), theory_bytes (the "
-            "seed's formula) and bytes per entry. `--list` lists the designs it can build."
+            "seed's formula) and bytes per entry. The structure holds every message (nothing is "
+            "delivered: use `trackerlab plan` for a steady state). Values carry units: 20k/s, "
+            "1h, 500ms. `--list` lists the designs it can build."
         ),
     )
     p.add_argument("design", nargs="?", help="design name (see --list)")
     p.add_argument("--list", action="store_true", help="list the designs and exit")
     d = WORKLOAD_DEFAULTS
-    p.add_argument("--messages", type=int, default=d["messages"], help="messages published")
-    p.add_argument(
-        "--rate-per-ms",
-        type=float,
-        default=d["rate_per_ms"],
-        help="messages per millisecond (x in the seeds)",
+    options = (
+        ("--messages", d["messages"], "messages published (e.g. 1e6)"),
+        ("--rate", d["rate"], "publish rate (e.g. 8/ms, 20k/s); x in the seeds"),
+        ("--batch", d["batch"], "messages per entry"),
+        ("--entries-per-ledger", d["entries_per_ledger"], "managedLedgerMaxEntriesPerLedger"),
+        ("--start-ledger", d["start_ledger"], "first ledger id"),
+        (
+            "--delay",
+            d["delay"],
+            "delay distribution (units required): fixed:1m, uniform:0:1h, "
+            "exponential:5s, empirical:FILE, mix:0.8*fixed:1m+0.2*uniform:1h:1d",
+        ),
+        (
+            "--pattern",
+            d["pattern"],
+            "which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
+        ),
+        ("--seed", d["seed"], "workload seed"),
+        ("--tick", "1s", OPTIONS["tick_ms"]),
+        ("--nack-precision-bits", "8", OPTIONS["trim_bits"] + " (Pulsar's default 8), 0..62"),
+        ("--ledgers", "1", OPTIONS["ledgers"]),
+        ("--layout", "compressed", OPTIONS["layout"]),
     )
-    p.add_argument("--trim-bits", type=int, default=10, help=OPTIONS["trim_bits"] + ", 0..62")
-    p.add_argument("--tick-ms", type=int, default=1000, help=OPTIONS["tick_ms"] + " (ms)")
-    p.add_argument(
-        "--entries-per-ledger",
-        type=int,
-        default=d["entries_per_ledger"],
-        help="managedLedgerMaxEntriesPerLedger",
-    )
-    p.add_argument("--start-ledger", type=int, default=d["start_ledger"], help="first ledger id")
-    p.add_argument("--ledgers", type=int, default=1, help=OPTIONS["ledgers"])
-    p.add_argument("--batch-size", type=int, default=d["batch_size"], help="messages per entry")
-    p.add_argument(
-        "--delay",
-        default=d["delay"],
-        help="delay distribution, e.g. fixed:60000, uniform:0:60000, exponential:5000",
-    )
-    p.add_argument(
-        "--pattern",
-        default=d["pattern"],
-        help="which messages are nacked/delayed: all, fraction:F, burst:ON:OFF",
-    )
-    p.add_argument("--seed", type=int, default=d["seed"], help="workload seed")
-    p.add_argument("--layout", default="compressed", help=OPTIONS["layout"])
+    for flag, default, text in options:
+        p.add_argument(
+            flag, default=default, help=f"{text} (default: {default})".replace("%", "%%")
+        )
     p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
@@ -89,14 +87,11 @@ def run(args: argparse.Namespace) -> int:
     from trackerlab.catalog import CATALOG, size
     from trackerlab.errors import UsageError
     from trackerlab.experiments.costs import size_estimate
-    from trackerlab.params import MAX_LONG, check_float, check_int, check_seed
+    from trackerlab.params import MAX_SEED, check_float
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
-    from trackerlab.workloads.stream import (
-        MAX_MESSAGES,
-        MAX_RATE_PER_MS,
-        MIN_RATE_PER_MS,
-        Workload,
-    )
+    from trackerlab.workloads.delay_spec import DelaySpec
+    from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS, PatternSpec, Workload
+    from trackerlab.workloads.units import parse_count, parse_duration_ms, parse_rate_per_ms
 
     buildable = CATALOG.names("build")
     if args.list or not args.design:
@@ -107,33 +102,40 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
     # the options first, with their flag names, then the design
-    check_int("--messages", args.messages, 0, MAX_MESSAGES)
-    check_float("--rate-per-ms", args.rate_per_ms, MIN_RATE_PER_MS, MAX_RATE_PER_MS)
-    check_int("--entries-per-ledger", args.entries_per_ledger, 1, (1 << 31) - 1)
-    check_int("--start-ledger", args.start_ledger, 0, MAX_LONG)
-    check_int("--batch-size", args.batch_size, 1, 1 << 20)
-    check_seed("--seed", args.seed)
-    check_int("--tick-ms", args.tick_ms, 1, 1 << 40)
-    check_int("--ledgers", args.ledgers, 1, 1_000_000)
+    messages = parse_count(args.messages, "--messages", 0, 10**11)
+    rate = check_float(
+        "--rate (messages per ms)",
+        parse_rate_per_ms(args.rate, "--rate"),
+        MIN_RATE_PER_MS,
+        MAX_RATE_PER_MS,
+    )
+    batch = parse_count(args.batch, "--batch", 1, 100_000)
+    epl = parse_count(args.entries_per_ledger, "--entries-per-ledger", 1, 1 << 30)
+    start_ledger = parse_count(args.start_ledger, "--start-ledger", 0, (1 << 62))
+    seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
+    tick = parse_duration_ms(args.tick, "--tick")
+    if not (1 <= tick <= 86_400_000 and float(tick).is_integer()):
+        raise UsageError(f"--tick must be a whole number of ms in 1ms..1d, got {args.tick!r}")
     options = dict(
-        trim_bits=args.trim_bits,
-        tick_ms=args.tick_ms,
-        ledgers=args.ledgers,
+        trim_bits=parse_count(args.nack_precision_bits, "--nack-precision-bits", 0, 62),
+        tick_ms=int(tick),
+        ledgers=parse_count(args.ledgers, "--ledgers", 1, 1 << 20),
         layout=args.layout,
         run_optimize=args.run_optimize,
     )
     SizeRequest(Workload(0), **options)  # validates the design options
+    delay, pattern = DelaySpec.parse(args.delay), PatternSpec.parse(args.pattern)
     CATALOG.check(args.design, buildable)
-    check_budget(size_estimate(args.design, args.messages), args.allow_large)
-    workload = Workload.from_options(
-        args.messages,
-        args.rate_per_ms,
-        delay=args.delay,
-        pattern=args.pattern,
-        entries_per_ledger=args.entries_per_ledger,
-        start_ledger=args.start_ledger,
-        batch_size=args.batch_size,
-        seed=args.seed,
+    check_budget(size_estimate(args.design, messages), args.allow_large)
+    workload = Workload(
+        messages,
+        rate,
+        entries_per_ledger=epl,
+        start_ledger=start_ledger,
+        batch_size=batch,
+        delay=delay,
+        pattern=pattern,
+        seed=seed,
     )
     result = size(args.design, SizeRequest(workload, **options))
     row = result.as_dict()

@@ -207,7 +207,7 @@ def baselines(
     names: Sequence[str],
     *,
     rate_per_ms: float = 1.0,
-    delay: str = "fixed:60000",
+    delay: str = "fixed:60000ms",
     trim_bits: int = 10,
     tick_ms: int = 1000,
 ) -> pd.DataFrame:

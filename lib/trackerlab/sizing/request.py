@@ -31,15 +31,15 @@ class SizeRequest:
     """A workload and the design options; each design reads the options it declares."""
 
     workload: Workload
-    trim_bits: int = 10
+    trim_bits: int = 8
     tick_ms: int = 1000
     ledgers: int = 1
     layout: str = "compressed"
     run_optimize: bool = False
 
     def __post_init__(self) -> None:
-        check_int("--trim-bits", self.trim_bits, 0, 62)
-        check_int("--tick-ms", self.tick_ms, 1)
+        check_int("--nack-precision-bits", self.trim_bits, 0, 62)
+        check_int("--tick (ms)", self.tick_ms, 1)
         check_int("--ledgers", self.ledgers, 1)
         check_choice("--layout", self.layout, LAYOUTS)
 

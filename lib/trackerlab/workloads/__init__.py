@@ -18,7 +18,16 @@ from trackerlab.workloads.stream import (
     PatternSpec,
     Workload,
 )
-from trackerlab.workloads.units import parse_duration_ms
+from trackerlab.workloads.units import (
+    format_bytes,
+    format_duration_ms,
+    format_rate,
+    parse_bytes,
+    parse_count,
+    parse_duration_ms,
+    parse_rate_per_ms,
+    parse_share,
+)
 
 __all__ = [
     "DEFAULT_START_MS",
@@ -29,5 +38,12 @@ __all__ = [
     "MessageChunk",
     "PatternSpec",
     "Workload",
+    "format_bytes",
+    "format_duration_ms",
+    "format_rate",
+    "parse_bytes",
+    "parse_count",
     "parse_duration_ms",
+    "parse_rate_per_ms",
+    "parse_share",
 ]

@@ -37,7 +37,7 @@ class DelaySpec:
     params: tuple[float, ...] = ()
     weights: tuple[float, ...] = ()
     parts: tuple[DelaySpec, ...] = ()
-    #: the spec string it was parsed from (not part of equality: ``fixed:1s == fixed:1000``)
+    #: the spec string it was parsed from (not part of equality: ``fixed:1s == fixed:1000ms``)
     text: str = field(default="", compare=False)
     #: ``(path, sha256)`` of every file the spec read (``empirical:FILE``): a sweep's resume
     #: key includes the content, so an edited file is never mistaken for the old one

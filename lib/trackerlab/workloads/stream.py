@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 
 import numpy as np
 
@@ -108,7 +109,7 @@ class MessageChunk:
     delay_ms: np.ndarray  # int64
     generated: int = 0  # messages produced in this chunk before selection
 
-    @property
+    @cached_property
     def deliver_at(self) -> np.ndarray:
         """``publish + delay``: the time the tracker keys the message by."""
         return self.publish_ms + self.delay_ms
@@ -184,31 +185,41 @@ class Workload:
         )
 
     def chunk(self, start: int, stop: int) -> MessageChunk:
-        """Messages ``start .. stop - 1`` (selected only). Identical for any chunking."""
-        index = np.arange(start, stop, dtype=np.int64)
+        """Messages ``start .. stop - 1`` (selected only). Identical for any chunking.
+
+        Random values are drawn only at the selected messages' counters, so a sparse pattern
+        costs in proportion to what it selects. O(n)."""
         n = stop - start
-        if self.pattern.kind == "fraction":
-            mask = self.pattern.select(index, rng.uniforms(self.seed, SELECT_STREAM, start, n))
+        if self.pattern.kind == "all":
+            index = np.arange(start, stop, dtype=np.int64)
         else:
-            mask = self.pattern.select(index, np.empty(0))
-        if not mask.all():
-            index = index[mask]
+            full = np.arange(start, stop, dtype=np.int64)
+            if self.pattern.kind == "fraction":
+                u = rng.uniforms(self.seed, SELECT_STREAM, start, n)
+                index = full[self.pattern.select(full, u)]
+            else:
+                index = full[self.pattern.select(full, np.empty(0))]
         publish = self.start_ms + publish_offsets(index, *self.rate_fraction)
-        entry_seq = index // self.batch_size
+        if self.batch_size == 1:
+            entry_seq = index
+            batch_index = np.zeros(len(index), dtype=np.int32)
+        else:
+            entry_seq, batch_index = np.divmod(index, self.batch_size)
+            batch_index = batch_index.astype(np.int32)
+        ledger, entry = np.divmod(entry_seq, self.entries_per_ledger)
+        ledger += self.start_ledger
         if self.delay.kind == "fixed":
             delay = np.full(len(index), int(self.delay.params[0]), dtype=np.int64)
         else:
-            u = rng.uniforms(self.seed, DELAY_STREAM, start, n)
-            v = rng.uniforms(self.seed, MIX_STREAM, start, n) if self.delay.kind == "mix" else None
+            u = rng.uniforms_at(self.seed, DELAY_STREAM, index)
+            v = rng.uniforms_at(self.seed, MIX_STREAM, index) if self.delay.kind == "mix" else None
             delay = self.delay.sample(u, v)
-            if len(delay) != len(index):
-                delay = delay[mask]
         return MessageChunk(
             index=index,
             publish_ms=publish,
-            ledger=self.start_ledger + entry_seq // self.entries_per_ledger,
-            entry=entry_seq % self.entries_per_ledger,
-            batch_index=(index % self.batch_size).astype(np.int32),
+            ledger=ledger,
+            entry=entry,
+            batch_index=batch_index,
             delay_ms=delay,
             generated=n,
         )

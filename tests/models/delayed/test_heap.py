@@ -1,8 +1,6 @@
-"""InMemoryDelayedDeliveryTracker v1 (TripleLongPriorityQueue) against a heapq reference."""
+"""InMemoryDelayedDeliveryTracker v1 (TripleLongPriorityQueue) against the naive index."""
 
 from __future__ import annotations
-
-import heapq
 
 import numpy as np
 import pytest
@@ -10,6 +8,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from tests.reference.delayed import NaiveDelayedIndex
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker as Tracker
 
 
@@ -77,7 +76,7 @@ def test_buffer_memory_usage_is_bytes_capacity():
 
 
 class DelayedMachine(RuleBasedStateMachine):
-    """Same messages as a heapq reference; never earlier than deliverAt - tick (strict: 0)."""
+    """Same messages as the naive index; never earlier than deliverAt - tick (strict: 0)."""
 
     @initialize(
         tick=st.sampled_from([0, 1, 10]),
@@ -88,24 +87,16 @@ class DelayedMachine(RuleBasedStateMachine):
         self.t = Tracker(
             tick_time_ms=tick, strict=strict, queue_version=version, fixed_delay_lookahead=4
         )
-        self.ref: list[tuple[int, int, int]] = []
+        self.ref = NaiveDelayedIndex(tick, strict)
         self.now = 0
         self.early = 0 if strict else tick
-        self.fixed = True
-        self.highest = 0
 
     @rule(ledger=st.integers(0, 3), entry=st.integers(0, 5), delay=st.integers(-2, 40))
     def add(self, ledger, entry, delay):
         at = self.now + delay
         accepted = self.t.add_message(ledger, entry, at, self.now)
         assert accepted == (at >= 0 and at > self.now + self.early)
-        if accepted:
-            heapq.heappush(self.ref, (at, ledger, entry))
-            if at < self.highest - self.t.tick_time_ms:
-                self.fixed = False
-            self.highest = max(self.highest, at)
-        else:
-            self.fixed = False
+        assert accepted == self.ref.add(ledger, entry, at, self.now)
 
     @rule(dt=st.integers(0, 12))
     def advance(self, dt):
@@ -114,13 +105,9 @@ class DelayedMachine(RuleBasedStateMachine):
     @rule(max_messages=st.integers(1, 8))
     def scheduled(self, max_messages):
         got = self.t.get_scheduled_messages(max_messages, self.now)
-        popped = []
-        while len(popped) < max_messages and self.ref and self.ref[0][0] <= self.now + self.early:
-            popped.append(heapq.heappop(self.ref))
+        popped = self.ref.pop_due(max_messages, self.now)
         assert got == sorted({(ledger, entry) for _, ledger, entry in popped})
         assert all(at - self.early <= self.now for at, _, _ in popped)
-        if not self.ref:
-            self.fixed, self.highest = True, 0
 
     @rule()
     def clear(self):
@@ -130,11 +117,16 @@ class DelayedMachine(RuleBasedStateMachine):
     @invariant()
     def consistent(self):
         assert self.t.number_of_delayed_messages() == len(self.ref)
-        due = bool(self.ref) and self.ref[0][0] <= self.now + self.early
-        assert self.t.has_message_available(self.now) == due
-        assert self.t.messages_have_fixed_delay == self.fixed
+        due = bool(self.ref.heap) and self.ref.heap[0][0] <= self.now + self.early
+        assert (
+            self.t.has_message_available(self.now)
+            == due
+            == self.ref.has_message_available(self.now)
+        )
+        assert self.t.messages_have_fixed_delay == self.ref.fixed_delay
+        assert self.t.highest_delivery_time_tracked == self.ref.highest_tracked
         assert self.t.should_pause_all_deliveries(self.now) == (
-            self.fixed and len(self.ref) >= 4 and not due
+            self.ref.fixed_delay and len(self.ref) >= 4 and not due
         )
         assert self.t.buffer_memory_usage() == 8 * self.t.queue.capacity_longs
 

@@ -1,6 +1,4 @@
-"""Time-bucketed InMemoryDelayedDeliveryTracker against a heap of (deliverAt, ledger, entry)."""
-
-import heapq
+"""Time-bucketed InMemoryDelayedDeliveryTracker against the naive delayed index."""
 
 import numpy as np
 import pytest
@@ -8,6 +6,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from tests.reference.delayed import NaiveDelayedIndex
 from trackerlab.models.delayed.time_buckets import BucketDelayedTracker, precision_bits_for_tick
 from trackerlab.workloads.stream import Workload
 
@@ -35,8 +34,7 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
         self.variant, self.strict, self.tick = variant, strict, tick
         self.tracker = BucketDelayedTracker(tick, strict, variant)
         self.now = 10_000
-        self.heap: list[tuple[int, int, int]] = []
-        self.tracked: set[tuple[int, int, int]] = set()
+        self.ref = NaiveDelayedIndex(tick, strict)
 
     def _scaled(self, steps: int) -> int:
         """Durations in eighths of the tick, so every tick sees its bucket edges."""
@@ -47,11 +45,10 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
         deliver_at = self.now + self._scaled(steps)
         cutoff = self.now if self.strict else self.now + self.tick
         expected = not (deliver_at < 0 or deliver_at <= cutoff)
-        if any((led, e) == (ledger, entry) for _, led, e in self.heap):
+        if self.ref.tracks(ledger, entry):
             return  # Pulsar never tracks one position twice; keep the reference simple
         assert self.tracker.add_message(ledger, entry, deliver_at, self.now) == expected
-        if expected:
-            heapq.heappush(self.heap, (deliver_at, ledger, entry))
+        assert self.ref.add(ledger, entry, deliver_at, self.now) == expected
 
     @rule(steps=st.integers(0, 20))
     def advance(self, steps):
@@ -61,20 +58,21 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
     def get_scheduled(self, n):
         got = self.tracker.get_scheduled_messages(n, self.now)
         assert got == sorted(got) and len(got) <= n
-        by_pos = {(led, e): t for t, led, e in self.heap}
+        by_pos = self.ref.deliver_at()
         for pos in got:
             assert pos in by_pos, "handed out a message that is not tracked"
             assert by_pos[pos] - self.now <= early_bound(self.variant, self.strict, self.tick)
-        self.heap = [item for item in self.heap if (item[1], item[2]) not in set(got)]
-        heapq.heapify(self.heap)
+        self.ref.remove(got)
         if len(got) < n:  # not limited by n: nothing due may be left behind
             late = late_bound(self.variant, self.strict, self.tick)
-            assert all(t > self.now - late for t, _, _ in self.heap)
+            assert all(t > self.now - late for t, _, _ in self.ref.heap)
 
     @invariant()
     def counts_agree(self):
         if hasattr(self, "tracker"):
-            assert self.tracker.number_of_delayed_messages() == len(self.heap)
+            assert self.tracker.number_of_delayed_messages() == len(self.ref)
+            assert self.tracker.fixed_delay == self.ref.fixed_delay
+            assert self.tracker.highest_tracked == self.ref.highest_tracked
 
 
 TestDelayedTracker = DelayedTrackerMachine.TestCase

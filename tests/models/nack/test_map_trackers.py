@@ -1,5 +1,5 @@
 """NegativeAcksTracker versions A (HashMap) and B (pair map): timer algorithm, a state machine
-against a dict reference, bulk builds and JVM sizes."""
+against the naive nack requests, bulk builds and JVM sizes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from tests.reference.nack import NaiveNackRequests
 from trackerlab.models.nack.map_trackers import (
     MIN_NACK_DELAY_NS,
     MessageId,
@@ -74,7 +75,8 @@ def test_partition_index_round_trip_version_b():
 
 
 class NackMachine(RuleBasedStateMachine):
-    """Both versions against a dict: same messages, never early, at most interval + tick late."""
+    """Both versions against the naive requests (the last nack of a position wins): same
+    messages, never early, at most interval + tick late."""
 
     @initialize(
         delay_ms=st.sampled_from([50, 300, 1000]),
@@ -86,7 +88,7 @@ class NackMachine(RuleBasedStateMachine):
         self.trackers = [cls(**config) for cls in TRACKERS]
         self.partition = partition
         self.now = 0
-        self.ref: dict[tuple[int, int], int] = {}
+        self.ref = NaiveNackRequests()
         self.interval = self.trackers[0].timer_interval_ns
         self.tick = tick_ms * MS
 
@@ -94,7 +96,7 @@ class NackMachine(RuleBasedStateMachine):
     def nack(self, ledger, entry):
         for t in self.trackers:
             t.add(ledger, entry, self.now, partition_index=self.partition)
-        self.ref[(ledger, entry)] = self.now + self.trackers[0].nack_delay_ns
+        self.ref.nack(ledger, entry, self.now + self.trackers[0].nack_delay_ns)
 
     @rule(dt_ms=st.integers(0, 700))
     def advance(self, dt_ms):
@@ -104,7 +106,7 @@ class NackMachine(RuleBasedStateMachine):
         assert runs_a == runs_b
         for at, ids in runs_a:
             for mid in ids:
-                ts = self.ref.pop((mid.ledger_id, mid.entry_id))
+                ts = self.ref.pop_position(mid.ledger_id, mid.entry_id)
                 assert mid.partition_index == self.partition
                 assert ts < at <= ts + self.interval + self.tick
         # the trackers' clocks must not lag behind a pending run before the next add
@@ -114,9 +116,10 @@ class NackMachine(RuleBasedStateMachine):
 
     @invariant()
     def nothing_overdue(self):
-        assert all(ts + self.interval + self.tick >= self.now for ts in self.ref.values())
+        latest = self.ref.latest()
+        assert all(ts + self.interval + self.tick >= self.now for ts in latest.values())
         for t in self.trackers:
-            assert t.nacked_count() == len(self.ref)
+            assert t.nacked_count() == len(latest)
         assert (self.trackers[1].next_run_ns() is None) == (self.trackers[0].next_run_ns() is None)
 
 

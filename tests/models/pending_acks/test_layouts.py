@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from tests.reference.pending_acks import ReferencePendingAcks
+from tests.reference.pending_acks import NaivePendingAcksMap
 from trackerlab.errors import UsageError
 from trackerlab.models.pending_acks.common import (
     INT32_MAX,
@@ -83,7 +83,7 @@ def machine_for(layout: str, **options):
                 remove_handler=self.recorder,
                 **options,
             )
-            self.ref = ReferencePendingAcks(
+            self.ref = NaivePendingAcksMap(
                 cls.refuses_negative_update,
                 skips_negative_boundary=layout == "pending-acks-open-hash-bitset",
             )

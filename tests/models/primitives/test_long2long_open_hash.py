@@ -1,4 +1,5 @@
-"""pulsar-common Long2LongOpenHashMap model against a dict, its growth rules and Java hashes."""
+"""pulsar-common Long2LongOpenHashMap model against the naive map, its growth rules and Java
+hashes."""
 
 import numpy as np
 import pytest
@@ -6,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from tests.reference.primitives import NaiveLong2LongMap
 from trackerlab.models.primitives.long2long_open_hash import (
     Long2LongOpenHashMap,
     build_many,
@@ -140,36 +142,39 @@ def test_bulk_build_many_tables_equals_sequential():
         assert list(maps[g].items()) == list(seq.items()) and maps[g].capacity == seq.capacity
 
 
-class OpenHashVsDict(RuleBasedStateMachine):
+class OpenHashVsNaive(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.map = Long2LongOpenHashMap()
-        self.ref: dict[int, int] = {}
+        self.ref = NaiveLong2LongMap()
         self.peak_capacity = self.map.capacity
 
     @rule(k=KEYS, v=LONGS)
     def put(self, k, v):
-        assert self.map.put(k, v) == self.ref.get(k, 0)
-        self.ref[k] = v
+        assert self.map.put(k, v) == self.ref.put(k, v)
+
+    @rule(start=st.integers(-40, 200), n=st.integers(1, 60))
+    def put_range(self, start, n):
+        """Enough new keys at once to cross the resize threshold."""
+        for k in range(start, start + n):
+            assert self.map.put(k, -k) == self.ref.put(k, -k)
 
     @rule(k=KEYS)
     def remove(self, k):
-        assert self.map.remove(k) == self.ref.pop(k, 0)
+        assert self.map.remove(k) == self.ref.remove(k)
 
     @rule(k=KEYS)
     def lookups(self, k):
-        assert self.map.contains_key(k) == (k in self.ref)
-        assert self.map.get_or_default(k, 99) == self.ref.get(k, 99)
-        assert self.map.get(k) == self.ref.get(k, 0)
+        assert self.map.contains_key(k) == self.ref.contains_key(k)
+        assert self.map.get_or_default(k, 99) == self.ref.get_or_default(k, 99)
+        assert self.map.get(k) == self.ref.get(k)
 
     @rule(bound=st.integers(-40, 200))
     def remove_if(self, bound):
         removed = []
         n = self.map.remove_if(lambda k, v: (removed.append(k) or True) if k <= bound else False)
-        expected = sorted(k for k in self.ref if k <= bound)
+        expected = self.ref.remove_if(lambda k, v: k <= bound)
         assert n == len(expected) and sorted(removed) == expected
-        for k in expected:
-            del self.ref[k]
 
     @precondition(lambda self: len(self.ref) > 0)
     @rule()
@@ -180,12 +185,13 @@ class OpenHashVsDict(RuleBasedStateMachine):
     @invariant()
     def same_content_and_capacity_rules(self):
         assert len(self.map) == len(self.ref)
-        assert dict(self.map.items()) == self.ref
+        assert dict(self.map.items()) == self.ref.entries
         cap = self.map.capacity
+        assert cap == self.ref.capacity
         assert cap >= self.peak_capacity and cap & (cap - 1) == 0  # never shrinks
         assert len(self.ref) <= cap * 3 // 4
         self.peak_capacity = cap
 
 
-OpenHashVsDict.TestCase.settings = settings(max_examples=40, stateful_step_count=60, deadline=None)
-TestOpenHashVsDict = OpenHashVsDict.TestCase
+OpenHashVsNaive.TestCase.settings = settings(max_examples=40, stateful_step_count=60, deadline=None)
+TestOpenHashVsNaive = OpenHashVsNaive.TestCase

@@ -1,5 +1,5 @@
 """ConcurrentLongLongPairHashMap: Java arithmetic, hand-computed traces, a state machine against
-a dict, and the bulk path against per-entry puts."""
+the naive map, and the bulk path against per-entry puts."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from tests.reference.primitives import NaivePairHashMap
 from trackerlab.models.primitives.pair_hash_map import (
     DELETED_KEY,
     EMPTY_KEY,
@@ -230,7 +231,7 @@ class PairMapMachine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.map: Map | None = None
-        self.ref: dict[tuple[int, int], tuple[int, int]] = {}
+        self.ref = NaivePairHashMap()
 
     @precondition(lambda self: self.map is None)
     @rule(
@@ -254,18 +255,16 @@ class PairMapMachine(RuleBasedStateMachine):
     @rule(key=keys, value=values)
     def put(self, key, value):
         section = self._section(key)
-        before, new = section.capacity, key not in self.ref
+        before, new = section.capacity, self.ref.get(key) is None
         at_threshold = section.used_buckets == section.resize_threshold_up
-        assert self.map.put(*key, *value)
-        self.ref[key] = value
+        assert self.map.put(*key, *value) == self.ref.put(key, value)
         if section.capacity != before:  # only a new key filling the last allowed bucket
             assert new and at_threshold and section.capacity == 2 * before
 
     @precondition(lambda self: self.map is not None)
     @rule(key=keys, value=values)
     def put_if_absent(self, key, value):
-        assert self.map.put_if_absent(*key, *value) == (key not in self.ref)
-        self.ref.setdefault(key, value)
+        assert self.map.put_if_absent(*key, *value) == self.ref.put_if_absent(key, value)
 
     def _section(self, key):
         return self.map.sections[section_of(pair_hash(*key), len(self.map.sections))]
@@ -282,21 +281,17 @@ class PairMapMachine(RuleBasedStateMachine):
     def remove(self, key):
         section = self._section(key)
         before = section.capacity
-        assert self.map.remove(*key) == (key in self.ref)
-        self.ref.pop(key, None)
+        assert self.map.remove(*key) == self.ref.remove(key)
         self._check_shrink(section, before)
 
     @precondition(lambda self: self.map is not None)
     @rule(key=keys, value=values, use_stored=st.booleans())
     def remove_if_value(self, key, value, use_stored):
-        if use_stored and key in self.ref:
-            value = self.ref[key]
-        expected = self.ref.get(key) == value
+        if use_stored and self.ref.get(key) is not None:
+            value = self.ref.get(key)
         section = self._section(key)
         before = section.capacity
-        assert self.map.remove(*key, *value) == expected
-        if expected:
-            del self.ref[key]
+        assert self.map.remove(*key, *value) == self.ref.remove(key, value)
         self._check_shrink(section, before)
 
     @precondition(lambda self: self.map is not None)
@@ -316,7 +311,7 @@ class PairMapMachine(RuleBasedStateMachine):
             return
         assert self.map.size() == len(self.ref)
         rows = {(k1, k2): (v1, v2) for k1, k2, v1, v2 in self.map.items()}
-        assert rows == self.ref
+        assert rows == self.ref.entries
         for s in self.map.sections:
             cap = s.capacity
             assert cap & (cap - 1) == 0 and cap >= s.init_capacity

@@ -1,9 +1,7 @@
-"""TripleLongPriorityQueue: growth and shrink traces, segments, a state machine against heapq,
-and the bulk build against per-tuple adds."""
+"""TripleLongPriorityQueue: growth and shrink traces, segments, a state machine against the
+naive heap, and the bulk build against per-tuple adds."""
 
 from __future__ import annotations
-
-import heapq
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from tests.reference.primitives import NaiveTripleHeap
 from trackerlab.models.primitives import triple_heap as th
 from trackerlab.models.primitives.triple_heap import (
     MAX_SEGMENT_SIZE,
@@ -173,12 +172,12 @@ def test_jvm_sizes():
 
 
 class HeapMachine(RuleBasedStateMachine):
-    """Adds, pops, peeks and clears against heapq, for each storage version."""
+    """Adds, pops, peeks and clears against the naive heap, for each storage version."""
 
     @initialize(version=st.sampled_from(["v1", "v2", "v3"]), initial=st.sampled_from([1, 2, 16]))
     def setup(self, version, initial):
         self.q = Queue(initial_capacity=initial, version=version)
-        self.ref: list[tuple[int, int, int]] = []
+        self.ref = NaiveTripleHeap(initial, version)
         self.only_adds = True
         self.initial = initial
 
@@ -189,13 +188,13 @@ class HeapMachine(RuleBasedStateMachine):
         for j in range(k):
             item = (t[0] + j % 2, t[1], t[2] + j)
             self.q.add(*item)
-            heapq.heappush(self.ref, item)
+            self.ref.add(item)
 
-    @precondition(lambda self: self.ref)
+    @precondition(lambda self: len(self.ref))
     @rule(k=st.integers(1, 40))
     def pop(self, k):
         for _ in range(min(k, len(self.ref))):
-            assert self.q.pop() == heapq.heappop(self.ref)
+            assert self.q.pop() == self.ref.pop()
         self.only_adds = False
 
     @rule()
@@ -205,14 +204,18 @@ class HeapMachine(RuleBasedStateMachine):
         self.only_adds = False
 
     @invariant()
-    def same_as_heapq(self):
+    def same_as_naive_heap(self):
         q = self.q
         assert len(q) == len(self.ref)
-        if self.ref:
-            assert q.peek() == self.ref[0]
+        if len(self.ref):
+            assert q.peek() == self.ref.peek()
         arr = [tuple(r) for r in q.to_array().tolist()]
         assert all(arr[(i - 1) // 2] <= arr[i] for i in range(1, len(arr)))
         assert q.capacity_longs >= 3 * len(q) and q.bytes_capacity() == 8 * q.capacity_longs
+        assert (q.capacity_longs, q.shrink_threshold) == (
+            self.ref.capacity_longs,
+            self.ref.shrink_threshold,
+        )
         if self.only_adds:
             assert q.capacity_longs == capacity_after_adds(len(q), self.initial, q.version)
 

@@ -1,4 +1,5 @@
-"""The capacity-only queue follows the full TripleLongPriorityQueue model add for add."""
+"""The capacity-only queue follows the full TripleLongPriorityQueue model and the naive heap
+(Java's capacity rules replayed tuple by tuple) add for add."""
 
 import numpy as np
 import pytest
@@ -6,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from tests.reference.primitives import NaiveTripleHeap
 from trackerlab.models.primitives.triple_heap import MAX_SEGMENT_SIZE, TripleLongPriorityQueue
 from trackerlab.models.primitives.triple_heap_counts import (
     TripleHeapCapacity,
@@ -20,12 +22,14 @@ class CapacityMachine(RuleBasedStateMachine):
     def setup(self, version):
         self.full = TripleLongPriorityQueue(version=version)
         self.light = TripleHeapCapacity(version)
+        self.ref = NaiveTripleHeap(version=version)
         self.next = 0
 
     @rule(n=st.integers(0, 700))
     def add(self, n):
         for _ in range(n):
             self.full.add(self.next % 97, 1, self.next)
+            self.ref.add((self.next % 97, 1, self.next))
             self.next += 1
         self.light.add_many(n)
 
@@ -34,11 +38,13 @@ class CapacityMachine(RuleBasedStateMachine):
         n = int(self.full.size() * fraction)
         for _ in range(n):
             self.full.pop()
+            self.ref.pop()
         self.light.pop_many(n)
 
     @rule()
     def clear(self):
         self.full.clear()
+        self.ref.clear()
         self.light.clear()
 
     @invariant()
@@ -47,8 +53,13 @@ class CapacityMachine(RuleBasedStateMachine):
             assert self.light.count == self.full.size()
             assert self.light.capacity == self.full.capacity_longs
             assert self.light.bytes_capacity() == self.full.bytes_capacity()
+            assert (self.light.count, self.light.capacity) == (
+                len(self.ref),
+                self.ref.capacity_longs,
+            )
             if self.full.version != "v1":
                 assert self.light.threshold == self.full.shrink_threshold
+                assert self.light.threshold == self.ref.shrink_threshold
 
 
 TestCapacityMachine = CapacityMachine.TestCase

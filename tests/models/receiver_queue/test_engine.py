@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.reference.receiver_queue import simulate_reference
+from tests.reference.receiver_queue import simulate_naive
 from trackerlab.models.receiver_queue.simulator import ReceiverQueueConfig, simulate
 
 
@@ -51,7 +51,7 @@ def configs(draw) -> ReceiverQueueConfig:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(configs())
 def test_fast_engine_equals_per_event_reference(cfg):
-    fast, ref = simulate(cfg), simulate_reference(cfg)
+    fast, ref = simulate(cfg), simulate_naive(cfg)
     assert fast.final_sizes == ref.final_sizes
     assert fast.parent_size == ref.parent_size
     assert fast.consumption == ref.consumption

@@ -18,7 +18,7 @@ from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.python import bitmap_bytes, python_real_bytes
 
 CASES = [
-    dict(messages=60_000, rate_per_ms=2.0, trim_bits=8, delay="fixed:1000"),
+    dict(messages=60_000, rate_per_ms=2.0, trim_bits=8, delay="fixed:1000ms"),
     dict(messages=60_000, rate_per_ms=2.0, trim_bits=8, delay="uniform:0:60s"),
     dict(messages=80_000, rate_per_ms=8.0, trim_bits=12, delay="uniform:0:10s", batch_size=10),
     dict(messages=150_000, rate_per_ms=50.0, trim_bits=14, entries_per_ledger=300_000),

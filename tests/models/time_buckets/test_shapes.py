@@ -71,7 +71,7 @@ def test_random_delays_break_the_seeds_assumption():
 
 
 def test_delayed_tick_filter():
-    kept = measure(bucket_run(10_000, 1, 9, delay="uniform:0:2000", tick_ms=1000))
+    kept = measure(bucket_run(10_000, 1, 9, delay="uniform:0:2000ms", tick_ms=1000))
     assert 0.45 * 10_000 < kept.entries < 0.55 * 10_000
 
 

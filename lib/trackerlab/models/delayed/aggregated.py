@@ -74,34 +74,40 @@ class Topic:
 
     @property
     def dist(self) -> delays.SpecDelay:
+        """The delay distribution with its closed forms. O(1)."""
         return delays.SpecDelay(self.spec)
 
     @property
     def ledger_ms(self) -> float:
+        """How long one ledger takes to fill, in ms. O(1)."""
         return self.entries_per_ledger / self.rate
 
     @property
     def steps(self) -> int:
+        """Time steps K over the horizon. O(1)."""
         return max(1, math.ceil(self.horizon_ms / self.step_ms - 1e-9))
 
     @property
     def times(self) -> np.ndarray:
-        """Step ends ``t_k = k * step`` for k = 1..K (the last one clipped to the horizon)."""
+        """Step ends ``t_k = k * step`` for k = 1..K (the last one clipped to the horizon). O(K)."""
         return np.minimum(np.arange(1, self.steps + 1) * self.step_ms, self.horizon_ms)
 
     @property
     def sample_index(self) -> np.ndarray:
-        """Steps (0-based into :attr:`times`) where sizes are sampled, ending at the last."""
+        """Steps (0-based into :attr:`times`) where sizes are sampled, ending at the last.
+        O(samples log samples)."""
         k = self.steps
         n = min(self.samples, k)
         return np.unique(np.round(np.linspace(k / n, k, n)).astype(np.int64) - 1)
 
     def pending(self, a, b, c) -> np.ndarray:
+        """Expected messages published in ``[a, b)`` still delayed at ``c`` (closed form).
+        O(len(a)), numpy."""
         return delays.pending(self.dist, self.rate, a, b, c)
 
     @property
     def tracked_fraction(self) -> float:
-        """Entries an index accepts: ``deliverAt > publish + tick``."""
+        """Entries an index accepts: ``deliverAt > publish + tick``. O(1)."""
         return 1.0 - float(self.dist.cdf(self.tick_ms))
 
 
@@ -413,11 +419,12 @@ class BucketShape:
 
     @property
     def segments(self) -> int:
+        """Segments of the bucket's snapshot. O(1)."""
         return len(self.sizes)
 
     def profiles(self, x: np.ndarray) -> dict[str, np.ndarray]:
         """At relative cutoffs ``x``: the shared-queue content, indexes loaded so far, the
-        current segment's size and liveness."""
+        current segment's size and liveness. O(len(x) log segments), numpy."""
         done = np.interp(x, self.grid, self.cum_grid, left=0.0, right=self.total)
         j = np.searchsorted(self.ends, x, side="right")  # first segment not fully delivered
         alive = j < len(self.ends)

@@ -62,11 +62,11 @@ class InMemoryDelayedDeliveryTracker:
         self.last_tick_run = 0
 
     def cutoff_time(self, now_ms: int) -> int:
-        """``getCutoffTime()``."""
+        """``getCutoffTime()``. O(1)."""
         return now_ms if self.strict else now_ms + self.tick_time_ms
 
     def add_message(self, ledger_id: int, entry_id: int, deliver_at: int, now_ms: int) -> bool:
-        """``addMessage``: False if the message is due already (dispatch it now)."""
+        """``addMessage``: False if the message is due already (dispatch it now). O(log n)."""
         if deliver_at < 0 or deliver_at <= self.cutoff_time(now_ms):
             self.messages_have_fixed_delay = False
             return False
@@ -78,14 +78,15 @@ class InMemoryDelayedDeliveryTracker:
         return True
 
     def has_message_available(self, now_ms: int) -> bool:
-        """``hasMessageAvailable`` (updates the timer when nothing is due)."""
+        """``hasMessageAvailable`` (updates the timer when nothing is due). O(1)."""
         available = not self.queue.is_empty() and self.queue.peek_n1() <= self.cutoff_time(now_ms)
         if not available:
             self._update_timer(now_ms)
         return available
 
     def get_scheduled_messages(self, max_messages: int, now_ms: int) -> list[Position]:
-        """``getScheduledMessages(max)``: due positions, ascending and distinct."""
+        """``getScheduledMessages(max)``: due positions, ascending and distinct. O(k log n) for
+        k popped."""
         n = max_messages
         positions: set[Position] = set()
         cutoff = self.cutoff_time(now_ms)
@@ -103,13 +104,15 @@ class InMemoryDelayedDeliveryTracker:
         return sorted(positions)
 
     def number_of_delayed_messages(self) -> int:
+        """``getNumberOfDelayedMessages()``: the queue's size. O(1)."""
         return self.queue.size()
 
     def buffer_memory_usage(self) -> int:
-        """``getBufferMemoryUsage() = priorityQueue.bytesCapacity()``."""
+        """``getBufferMemoryUsage() = priorityQueue.bytesCapacity()``. O(1)."""
         return self.queue.bytes_capacity()
 
     def should_pause_all_deliveries(self, now_ms: int) -> bool:
+        """``shouldPauseAllDeliveries()``. O(1)."""
         return (
             self.fixed_delay_lookahead > 0
             and self.messages_have_fixed_delay
@@ -118,7 +121,8 @@ class InMemoryDelayedDeliveryTracker:
         )
 
     def clear(self) -> None:
-        """``clear()``: empties the queue (one shrink step); the timer stays as it was."""
+        """``clear()``: empties the queue (one shrink step); the timer stays as it was. O(1),
+        plus the copy of a shrink."""
         self.queue.clear()
 
     # ---------------------------------------------------------------- timer
@@ -141,7 +145,8 @@ class InMemoryDelayedDeliveryTracker:
         self.timer_deadline_ms = now_ms + max(delay, remaining_tick)
 
     def run_timer(self, now_ms: int) -> None:
-        """The timer fired: ``lastTickRun = now``; the dispatcher then reads more entries."""
+        """``run(Timeout)``: the timer fired, ``lastTickRun = now``; the dispatcher then reads
+        more entries. O(1)."""
         self.last_tick_run = now_ms
         self.current_timeout_target = -1
         self.timer_deadline_ms = None
@@ -160,7 +165,8 @@ class InMemoryDelayedDeliveryTracker:
         """The tracker after ``add_message`` of every message at ``now_ms`` (one time, or one
         non-decreasing time per message): the same rejections, fixed-delay flag and queue
         (bulk heap build); the timer as updated at the last time (per-message adds at
-        different times may have scheduled it earlier). O(n log n)."""
+        different times may have scheduled it earlier). Bulk path, no Java method:
+        O(n log n)."""
         tracker = cls(**config)  # type: ignore[arg-type]
         ledger = np.asarray(ledger_id, dtype=np.int64)
         entry = np.asarray(entry_id, dtype=np.int64)
@@ -183,9 +189,10 @@ class InMemoryDelayedDeliveryTracker:
         return tracker
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """Heap bytes of the queue's objects (the tracker object itself is not counted)."""
+        """Heap bytes of the queue's objects (the tracker object itself is not counted).
+        O(segments)."""
         return self.queue.jvm_bytes(layout)
 
     def jvm_direct_bytes(self) -> int:
-        """Off-heap bytes (ByteBuf queue versions): ``bytesCapacity()``."""
+        """Off-heap bytes (ByteBuf queue versions): ``bytesCapacity()``. O(1)."""
         return self.queue.jvm_direct_bytes()

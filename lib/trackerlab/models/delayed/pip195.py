@@ -208,26 +208,30 @@ class Segment:
 
     @property
     def min_timestamp(self) -> int:
+        """The first index's timestamp (``firstScheduleTimestamps`` of the segment). O(1)."""
         return int(self.timestamps[0])
 
     @property
     def max_timestamp(self) -> int:
+        """``SnapshotSegmentMetadata.max_schedule_timestamp``. O(1)."""
         return int(self.timestamps[-1])
 
     def bitmaps(self) -> dict[int, BitMap]:
-        """Per-ledger entry bitmaps (``SnapshotSegmentMetadata.delayed_index_bit_map``)."""
+        """Per-ledger entry bitmaps (``SnapshotSegmentMetadata.delayed_index_bit_map``).
+        O(ledgers × n)."""
         out: dict[int, BitMap] = {}
         for ledger in np.unique(self.ledgers).tolist():
             out[ledger] = BitMap(self.entries[self.ledgers == ledger].tolist())
         return out
 
     def entry_bytes(self) -> int:
-        """Bytes of the BookKeeper entry holding this ``SnapshotSegment``."""
+        """Bytes of the BookKeeper entry holding this ``SnapshotSegment`` (no Java method). O(n)."""
         body = 3 + varint_bytes(self.timestamps) + varint_bytes(self.ledgers)
         body = body + varint_bytes(self.entries)
         return int((1 + varint_bytes(body) + body).sum())
 
     def metadata_bytes(self) -> int:
+        """Bytes of this segment's ``SnapshotSegmentMetadata`` (no Java method). O(ledgers × n)."""
         sizes = {led: serialized_bitmap_bytes(bm) for led, bm in self.bitmaps().items()}
         return segment_metadata_bytes(sizes, self.max_timestamp)
 
@@ -268,11 +272,12 @@ class ImmutableBucket:
 
     @property
     def snapshot_bytes(self) -> int:
+        """Bytes of its snapshot ledger (the bucket's ``snapshotLength``). O(segments)."""
         return self.metadata_bytes + sum(self.segment_bytes)
 
     @property
     def bk_entries(self) -> int:
-        """Entries of its snapshot ledger: the metadata plus one per segment."""
+        """Entries of its snapshot ledger: the metadata plus one per segment. O(1)."""
         return 1 + len(self.segments)
 
 
@@ -337,10 +342,12 @@ class BucketDelayedDeliveryTracker:
     # ------------------------------------------------------------------ lookups
 
     def cutoff(self, now_ms: int) -> int:
+        """``getCutoffTime()``. O(1)."""
         return now_ms if self.strict else now_ms + self.tick_ms
 
     def find_bucket(self, ledger: int) -> ImmutableBucket | None:
-        """``immutableBuckets.get(ledgerId)``: the bucket whose range contains ``ledger``."""
+        """``findImmutableBucket``: ``immutableBuckets.get(ledgerId)``, the bucket whose range
+        contains ``ledger``. O(log buckets)."""
         i = self.buckets.bisect_right(ledger) - 1
         if i < 0:
             return None
@@ -348,6 +355,8 @@ class BucketDelayedDeliveryTracker:
         return bucket if bucket.start_ledger <= ledger <= bucket.end_ledger else None
 
     def contains_message(self, ledger: int, entry: int) -> bool:
+        """``containsMessage``: the mutable bucket's bits, then the immutable bucket's.
+        O(log buckets)."""
         bm = self.inflight.get(ledger)
         if bm is not None and entry in bm:
             return True
@@ -357,7 +366,8 @@ class BucketDelayedDeliveryTracker:
     # ------------------------------------------------------------------ add
 
     def add_message(self, ledger: int, entry: int, deliver_at: int, now_ms: int) -> bool:
-        """``addMessage``: False means "due already, dispatch now"."""
+        """``addMessage``: False means "due already, dispatch now". O(log n); a seal O(m log m)
+        for the m indexes of the mutable bucket."""
         if deliver_at < 0 or deliver_at <= self.cutoff(now_ms):
             return False
         if self.contains_message(ledger, entry):
@@ -424,15 +434,18 @@ class BucketDelayedDeliveryTracker:
     # ------------------------------------------------------------------ deliver
 
     def next_delivery_time(self) -> int | None:
+        """``nextDeliveryTime()``: the earlier head of the two queues, or None. O(1)."""
         times = [q.peek_n1() for q in (self.mutable, self.shared) if not q.is_empty()]
         return min(times) if times else None
 
     def has_message_available(self, now_ms: int) -> bool:
+        """``hasMessageAvailable()``. O(1)."""
         t = self.next_delivery_time()
         return self.number_delayed > 0 and t is not None and t <= self.cutoff(now_ms)
 
     def get_scheduled_messages(self, max_messages: int, now_ms: int) -> list[Position]:
-        """``getScheduledMessages(n)``: at most ``n`` due positions, sorted."""
+        """``getScheduledMessages(n)``: at most ``n`` due positions, sorted. O(k log n) for k
+        taken, plus the segments it loads."""
         cutoff = self.cutoff(now_ms)
         while not self.mutable.is_empty() and self.mutable.peek_n1() <= cutoff:
             self.shared.add(*self.mutable.pop())
@@ -497,7 +510,8 @@ class BucketDelayedDeliveryTracker:
     def recover(self, now_ms: int) -> tuple[BucketDelayedDeliveryTracker, RecoveryWork]:
         """A new tracker as a broker restart builds it from this one's persisted buckets
         (``recoverBucketSnapshot``), and the work it took. The caller re-adds the messages
-        of the unpersisted mutable range (it reads them from the topic again)."""
+        of the unpersisted mutable range (it reads them from the topic again). O(indexes of
+        the live buckets)."""
         fresh = BucketDelayedDeliveryTracker(
             self.tick_ms,
             self.strict,
@@ -551,20 +565,23 @@ class BucketDelayedDeliveryTracker:
     # ------------------------------------------------------------------ sizes
 
     def number_of_delayed_messages(self) -> int:
+        """``getNumberOfDelayedMessages()``. O(1)."""
         return self.number_delayed
 
     def buffer_memory_usage(self) -> int:
-        """``getBufferMemoryUsage()``: the two queues' ``bytesCapacity()``."""
+        """``getBufferMemoryUsage()``: the two queues' ``bytesCapacity()``. O(1)."""
         return self.mutable.bytes_capacity() + self.shared.bytes_capacity()
 
     def persisted_bytes(self) -> int:
-        """Bytes of the snapshot ledgers of the live buckets."""
+        """Bytes of the snapshot ledgers of the live buckets (no Java method).
+        O(buckets × segments)."""
         return sum(b.snapshot_bytes for b in self.buckets.values())
 
     def memory_breakdown(self, layout: JvmLayout = COMPRESSED) -> dict[str, int]:
         """In-memory bytes by part: ``queues`` (both ``bytesCapacity()``),
         ``bitmaps`` (bucket and in-flight ``LongBitmap`` objects with their containers and
-        maps) and ``buckets`` (per-bucket objects, see :func:`bucket_heap_bytes`)."""
+        maps) and ``buckets`` (per-bucket objects, see :func:`bucket_heap_bytes`). No Java
+        method: O(indexes held in bitmaps)."""
         queues = self.buffer_memory_usage()
         bitmaps = 0
         buckets = 0
@@ -578,6 +595,7 @@ class BucketDelayedDeliveryTracker:
         return {"queues": queues, "bitmaps": bitmaps, "buckets": buckets}
 
     def memory_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
+        """The sum of :meth:`memory_breakdown`. O(indexes held in bitmaps)."""
         return sum(self.memory_breakdown(layout).values())
 
 

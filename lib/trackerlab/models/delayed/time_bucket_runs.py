@@ -57,12 +57,12 @@ class BucketRun:
 
     @classmethod
     def delayed(cls, workload: Workload, tick_ms: int, **options: object) -> BucketRun:
-        """The time-bucketed delayed tracker's run at ``tick_ms``."""
+        """The time-bucketed delayed tracker's run at ``tick_ms`` (no Java method). O(1)."""
         return cls(workload, precision_bits_for_tick(tick_ms), tick_ms=tick_ms, **options)
 
     @property
     def messages_per_bucket(self) -> float:
-        """M = x · 2^y (the seeds' notation, corrected reading)."""
+        """M = x · 2^y (the seeds' notation, corrected reading). O(1)."""
         return theory.pip393_messages_per_bucket(self.workload.rate_per_ms, self.trim_bits)
 
 
@@ -82,6 +82,7 @@ class BucketSizes:
     run_containers: int
 
     def per_entry(self, column: str) -> float:
+        """``column`` divided by the entries (0 when empty). O(1)."""
         return getattr(self, column) / self.entries if self.entries else 0.0
 
 

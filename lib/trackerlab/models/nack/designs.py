@@ -128,6 +128,18 @@ def size_hash_map(request: SizeRequest) -> SizeResult:
     )
 
 
+def hash_map_from_counts(counts: PointCounts, shape: str | None, layout: JvmLayout) -> SizeResult:
+    """Version A's map from the tracked-entry count alone (JVM column only). O(1)."""
+    n = int(counts.totals["heap_entries"])
+    return SizeResult(
+        structure="nack-hash-map",
+        entries=n,
+        jvm_bytes=jvm_hash_map_tracker_bytes(n, layout=layout),
+        jvm_direct_bytes=0,
+        details={"theory_published_per_entry": float("nan")},
+    )
+
+
 # --------------------------------------------------------------------------- PIP-393 buckets
 
 
@@ -163,6 +175,7 @@ HASH_MAP = Design(
     memory="heap",
     options=_MAP_OPTIONS,
     build=size_hash_map,
+    from_counts=hash_map_from_counts,
     columns=("python", "jvm"),
 )
 PAIR_MAP = Design(

@@ -92,13 +92,15 @@ class _NegativeAcksTracker:
         return deadline if tick == 0 else -(-deadline // tick) * tick
 
     def next_run_ns(self) -> int | None:
-        """When the pending ``triggerRedelivery`` runs, or None if the timer is stopped."""
+        """When the pending ``triggerRedelivery`` runs (the ``timeout``'s deadline on the timer
+        wheel), or None if the timer is stopped. O(1)."""
         if self.timeout_deadline_ns is None:
             return None
         return self._fire_time(self.timeout_deadline_ns)
 
     def advance(self, now_ns: int) -> list[Redelivery]:
-        """Run every ``triggerRedelivery`` due by ``now_ns``, each at its own time."""
+        """Run every ``triggerRedelivery`` due by ``now_ns``, each at its own time (the timer;
+        no Java method). O(runs × map scan)."""
         runs = []
         while (run_at := self.next_run_ns()) is not None and run_at <= now_ns:
             ids = self.trigger_redelivery(run_at)
@@ -107,7 +109,8 @@ class _NegativeAcksTracker:
         return runs
 
     def trigger_redelivery(self, now_ns: int) -> list[MessageId]:
-        """``triggerRedelivery`` at ``now_ns``: collect ``timestamp < now``, remove, reschedule."""
+        """``triggerRedelivery`` at ``now_ns``: collect ``timestamp < now``, remove, reschedule.
+        O(map size) for A, O(capacity) for B (a full scan), + O(k log k) to sort k ids."""
         if self._count() == 0:
             self.timeout_deadline_ns = None
             return []
@@ -126,6 +129,7 @@ class _NegativeAcksTracker:
         redelivery_count: int = 0,
     ) -> None:
         """``add(messageId)`` at ``now_ns`` (batch index already dropped: one key per entry).
+        O(1) expected (B: O(capacity) when the map rehashes).
 
         Runs of the timer due before ``now_ns`` must have been taken with :meth:`advance`.
         """
@@ -141,7 +145,7 @@ class _NegativeAcksTracker:
             self.timeout_deadline_ns = now_ns + self.timer_interval_ns
 
     def nacked_count(self) -> int:
-        """Entries waiting (``getNackedMessagesCount``)."""
+        """Entries waiting (``getNackedMessagesCount``). O(1)."""
         return self._count()
 
     # ---------------------------------------------------------------- bulk path
@@ -158,7 +162,8 @@ class _NegativeAcksTracker:
     ) -> Self:
         """The tracker after ``add`` of every entry (``timestamp_ns`` = nack time + delay,
         a repeated entry keeps its last timestamp), with no timer run in between.
-        ``assume_unique`` skips the search for repeated entries."""
+        ``assume_unique`` skips the search for repeated entries. Bulk path, no Java method:
+        O(n) for A, O(n log n) for B."""
         tracker = cls(**config)  # type: ignore[arg-type]
         tracker._load(
             np.asarray(ledger_id, dtype=np.int64),
@@ -241,7 +246,7 @@ class NegativeAcksTrackerHashMap(_NegativeAcksTracker):
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """``HashMap`` (table from the peak size) + per entry ``Node`` 32 B, ``MessageIdImpl``
-        32 B and a boxed ``Long`` 24 B: 88 B + 4 B per table slot (compressed oops)."""
+        32 B and a boxed ``Long`` 24 B: 88 B + 4 B per table slot (compressed oops). O(1)."""
         return jvm_hash_map_tracker_bytes(len(self.nacked), self.peak_size, layout)
 
 
@@ -268,6 +273,8 @@ class NegativeAcksTrackerPairMap(_NegativeAcksTracker):
 
     @staticmethod
     def new_map() -> ConcurrentLongLongPairHashMap:
+        """``ConcurrentLongLongPairHashMap.newBuilder().autoShrink(true).concurrencyLevel(1)
+        .build()``: 512 buckets. O(capacity)."""
         return ConcurrentLongLongPairHashMap(auto_shrink=True, concurrency_level=1)
 
     def _store(self, ledger_id: int, entry_id: int, partition_index: int, timestamp: int) -> None:
@@ -317,5 +324,5 @@ class NegativeAcksTrackerPairMap(_NegativeAcksTracker):
         )
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """The pair map (map object, ``Section[1]``, the Section, ``long[4 · capacity]``)."""
+        """The pair map (map object, ``Section[1]``, the Section, ``long[4 · capacity]``). O(1)."""
         return 0 if self.nacked is None else self.nacked.jvm_bytes(layout)

@@ -61,11 +61,14 @@ class RemoveHandler(Protocol):
 
     def handle_removing(
         self, ledger_id: int, entry_id: int, sticky_key_hash: int, closing: bool
-    ) -> None: ...
+    ) -> None:
+        """``handleRemoving(consumer, ...)``: once per removed entry; O(1) for the map."""
 
-    def start_batch(self) -> None: ...
+    def start_batch(self) -> None:
+        """``startBatch()``: before the first removal of a batch. O(1) for the map."""
 
-    def end_batch(self) -> None: ...
+    def end_batch(self) -> None:
+        """``endBatch()``: after the last removal of a batch. O(1) for the map."""
 
 
 # --------------------------------------------------------------------------- Java ints
@@ -133,7 +136,11 @@ def boxed_long_bytes(value: int, layout: JvmLayout = COMPRESSED) -> int:
 
 
 class PendingAcksModel(ABC):
-    """The ``PendingAcksMap`` API over a layout's storage (see the module docstring)."""
+    """The ``PendingAcksMap`` API over a layout's storage (see the module docstring).
+
+    O(lookup) below is one keyed access of the layout: O(log n) in the sorted layouts,
+    O(log ledgers) + O(1) expected in the open-hash layouts, O(1) expected in pair-hash.
+    """
 
     #: Layout name used by the CLI, the notebooks and the reproducers.
     name: ClassVar[str]
@@ -160,11 +167,12 @@ class PendingAcksModel(ABC):
     # ----------------------------------------------------------------- cost counting
     @property
     def cost(self) -> OpCost | None:
-        """Attach an :class:`OpCost` to count what each call touches (None: off)."""
+        """Attach an :class:`OpCost` to count what each call touches (None: off). O(1)."""
         return self._cost
 
     @cost.setter
     def cost(self, cost: OpCost | None) -> None:
+        """Attach the counter here and to the sub-structures that count. O(ledgers)."""
         self._cost = cost
         self._propagate_cost(cost)
 
@@ -199,22 +207,23 @@ class PendingAcksModel(ABC):
 
     @abstractmethod
     def items(self) -> Iterator[tuple[int, int, int, int]]:
-        """``(ledgerId, entryId, remainingUnacked, stickyKeyHash)`` in ``forEach`` order."""
+        """``(ledgerId, entryId, remainingUnacked, stickyKeyHash)`` in ``forEach`` order. O(n)
+        (pair-hash: O(capacity))."""
 
     @abstractmethod
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """Deep JVM size of the Java structure in the model's current state (JOL
-        ``GraphLayout.totalSize`` semantics: every reachable object once)."""
+        ``GraphLayout.totalSize`` semantics: every reachable object once). O(ledgers)."""
 
     @abstractmethod
     def ledger_count(self) -> int:
-        """Ledger buckets held (0 for layouts without buckets)."""
+        """Ledger buckets held (0 for layouts without buckets). O(1)."""
 
     # ----------------------------------------------------------------- PendingAcksMap API
     def add_pending_ack_if_allowed(
         self, ledger_id: int, entry_id: int, remaining_unacked: int, sticky_key_hash: int
     ) -> bool:
-        """``addPendingAckIfAllowed``: True when added or replaced."""
+        """``addPendingAckIfAllowed``: True when added or replaced. O(lookup)."""
         ledger_id, entry_id = check_position(ledger_id, entry_id)
         remaining_unacked = check_remaining_unacked(remaining_unacked)
         sticky_key_hash = check_sticky_key_hash(sticky_key_hash)
@@ -236,13 +245,15 @@ class PendingAcksModel(ABC):
         return self._size
 
     def contains(self, ledger_id: int, entry_id: int) -> bool:
+        """``contains``. O(lookup)."""
         return self._contains(ledger_id, entry_id)
 
     def get(self, ledger_id: int, entry_id: int) -> Pair | None:
-        """``get``: ``(remainingUnacked, stickyKeyHash)`` or None."""
+        """``get``: ``(remainingUnacked, stickyKeyHash)`` or None. O(lookup)."""
         return self._get(ledger_id, entry_id)
 
     def get_remaining_unacked(self, ledger_id: int, entry_id: int) -> int:
+        """``getRemainingUnacked``: the count, or -1 when absent. O(lookup)."""
         pair = self._get(ledger_id, entry_id)
         return NOT_FOUND if pair is None else pair[0]
 
@@ -254,7 +265,7 @@ class PendingAcksModel(ABC):
         sticky_key_hash: int | None = None,
     ) -> bool:
         """``remove(l, e)``, or with both ``batch_size`` and ``sticky_key_hash`` the
-        conditional ``remove(l, e, batchSize, stickyKeyHash)``."""
+        conditional ``remove(l, e, batchSize, stickyKeyHash)``. O(lookup)."""
         if (batch_size is None) != (sticky_key_hash is None):
             raise TypeError("give both batch_size and sticky_key_hash, or neither")
         if batch_size is not None:
@@ -267,9 +278,11 @@ class PendingAcksModel(ABC):
         return self._take(ledger_id, entry_id) is not None
 
     def remove_and_get(self, ledger_id: int, entry_id: int) -> Pair | None:
+        """``removeAndGet``: the removed pair, or None. O(lookup)."""
         return self._take(ledger_id, entry_id)
 
     def remove_and_get_remaining_unacked(self, ledger_id: int, entry_id: int) -> int:
+        """``removeAndGetRemainingUnacked``: the removed count, or -1. O(lookup)."""
         pair = self._take(ledger_id, entry_id)
         return NOT_FOUND if pair is None else pair[0]
 
@@ -282,8 +295,9 @@ class PendingAcksModel(ABC):
         return pair
 
     def update_remaining_unacked(self, ledger_id: int, entry_id: int, acked_delta: int) -> bool:
-        """Subtract ``acked_delta`` from the remaining count; False when absent (or, in the
-        packed layouts, when the result would be negative)."""
+        """``updateRemainingUnacked``: subtract ``acked_delta`` from the remaining count; False
+        when absent (or, in the packed layouts, when the result would be negative).
+        O(lookup)."""
         acked_delta = check_int("acked_delta", acked_delta, INT32_MIN, INT32_MAX)
         pair = self._get(ledger_id, entry_id)
         if pair is None:
@@ -303,7 +317,8 @@ class PendingAcksModel(ABC):
         """``removeAllUpTo``: remove every entry ``<= (ledger, entry)``; returns how many.
 
         Per removed entry the remove handler runs, then ``callback``, in the layout's order
-        (ledgers ascending). The handler batch starts at the first removal.
+        (ledgers ascending). The handler batch starts at the first removal. O(k log n) for k
+        removed in the sorted layouts; the hash layouts' costs are on their classes.
         """
         ledger_id, entry_id = check_position(mark_delete_ledger_id, mark_delete_entry_id)
         removed = self._remove_up_to(ledger_id, entry_id)
@@ -328,15 +343,18 @@ class PendingAcksModel(ABC):
                 handler.end_batch()
 
     def for_each(self, processor: PendingAckConsumer) -> None:
+        """``forEach``. O(n) (pair-hash: O(capacity))."""
         for row in self.items():
             processor(*row)
 
     def for_each_and_close(self, processor: PendingAckConsumer) -> None:
-        """Close (no more adds), process and remove every entry."""
+        """``forEachAndClose``: close (no more adds), process and remove every entry. O(n)
+        (pair-hash: O(capacity))."""
         self._for_each_and_clear(processor, close=True)
 
     def for_each_and_clear(self, processor: PendingAckConsumer) -> None:
-        """Process and remove every entry; adds stay allowed."""
+        """``forEachAndClear``: process and remove every entry; adds stay allowed. O(n)
+        (pair-hash: O(capacity))."""
         self._for_each_and_clear(processor, close=False)
 
     def _for_each_and_clear(self, processor: PendingAckConsumer, close: bool) -> None:
@@ -423,7 +441,8 @@ class LedgerBucketsModel(PendingAcksModel):
     def _copy_bucket(self, bucket): ...
 
     def copy(self):
-        """An independent model in the same state (handlers shared, no cost counter)."""
+        """An independent model in the same state (handlers shared, no cost counter; no Java
+        method). O(n)."""
         clone = copy.copy(self)
         clone._cost = None
         clone._ledgers = SortedDict((k, self._copy_bucket(b)) for k, b in self._ledgers.items())
@@ -499,6 +518,7 @@ class LedgerBucketsModel(PendingAcksModel):
         self._ledgers.clear()
 
     def items(self) -> Iterator[tuple[int, int, int, int]]:
+        """Rows in ``forEach`` order: ledgers ascending, then the bucket's order. O(n)."""
         self.entry_set_view = True
         for ledger_id, bucket in self._ledgers.items():
             if self._cost is not None:
@@ -507,9 +527,11 @@ class LedgerBucketsModel(PendingAcksModel):
                 yield ledger_id, entry_id, remaining, hash_
 
     def ledger_count(self) -> int:
+        """Ledger buckets in the outer map (``pendingAcks.size()``). O(1)."""
         return len(self._ledgers)
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
+        """Outer map + cached ``entrySet`` view + every bucket. O(ledgers)."""
         view = layout.instance("L") if self.entry_set_view else 0  # outer-class reference
         return (
             self._outer_jvm_bytes(layout)

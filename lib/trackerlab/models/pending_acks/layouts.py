@@ -76,11 +76,13 @@ class Dataset:
         check_int("first_ledger", self.first_ledger, 0)
 
     def entries_in_ledger(self, ledger_index: int) -> int:
+        """Entries of the ``ledger_index``-th ledger (the first ones get the remainder). O(1)."""
         base, extra = divmod(self.entries, self.ledgers)
         return base + (1 if ledger_index < extra else 0)
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(ledger ids, entry ids, remaining, sticky-key hashes)`` in append order."""
+        """``(ledger ids, entry ids, remaining, sticky-key hashes)`` in append order.
+        O(entries + ledgers), numpy."""
         counts = np.array([self.entries_in_ledger(i) for i in range(self.ledgers)])
         ledgers = np.repeat(np.arange(self.ledgers, dtype=np.int64) + self.first_ledger, counts)
         starts = np.repeat(np.cumsum(counts) - counts, counts)
@@ -88,6 +90,7 @@ class Dataset:
         return ledgers, index - starts, benchmark_remaining(index), benchmark_hash(index)
 
     def build(self, layout: str) -> PendingAcksModel:
+        """The ``layout`` model holding these acks (its bulk path). O(n log n)."""
         return build(layout, *self.arrays())
 
 

@@ -68,6 +68,7 @@ class LedgerPendingAcks:
         self.max_entry_id = INT64_MIN
 
     def attach_cost(self, cost: OpCost | None) -> None:
+        """Count the map's and the index's work on ``cost`` (no Java method). O(1)."""
         self.entries.cost = cost
         if self.index is not None:
             self.index.cost = cost
@@ -76,6 +77,8 @@ class LedgerPendingAcks:
         return len(self.entries)
 
     def put(self, entry_id: int, packed: int) -> None:
+        """``put(entryId, packedValue)``: the map, then the index bit (an id outside 0..2^20
+        clears and disables the index). O(1) expected, O(words) when it disables it."""
         self.entries.put(entry_id, packed)
         if self.index is None:
             return
@@ -89,15 +92,18 @@ class LedgerPendingAcks:
             self.index_enabled = False
 
     def get_or_default(self, entry_id: int, default: int) -> int:
+        """``getOrDefault``. O(1) expected."""
         return self.entries.get_or_default(entry_id, default)
 
     def remove_present(self, entry_id: int) -> None:
+        """``removePresent``: the map entry and its index bit. O(1) expected."""
         self.entries.remove(entry_id)
         if self.index is not None and self.index_enabled and can_index(entry_id):
             self.index.clear(entry_id)
 
     def has_entry_up_to(self, md: int) -> bool:
-        """The read-lock probe of ``removeAllUpTo`` (index layout only)."""
+        """``hasEntryUpTo``: the read-lock probe of ``removeAllUpTo`` (index layout only).
+        O(words before the first set bit)."""
         if self.entries.is_empty() or md < 0:
             return False
         if md >= self.max_entry_id or not self.index_enabled:
@@ -106,7 +112,8 @@ class LedgerPendingAcks:
         return 0 <= first <= md
 
     def remove_up_to(self, md: int) -> list[tuple[int, int]]:
-        """Remove entries ``<= md``; ``(entryId, packed)`` in callback order."""
+        """``removeUpTo``: remove entries ``<= md``; ``(entryId, packed)`` in callback order.
+        O(md / 64 + removed) through the index, O(capacity) by ``removeIf``."""
         removed: list[tuple[int, int]] = []
 
         def take(entry_id: int, packed: int) -> bool:
@@ -138,6 +145,7 @@ class LedgerPendingAcks:
         return removed
 
     def copy(self) -> LedgerPendingAcks:
+        """An independent bucket (no Java method). O(capacity + words)."""
         clone = LedgerPendingAcks(self.index is not None)
         clone.entries = self.entries.copy()
         clone.index = None if self.index is None else self.index.copy()
@@ -145,7 +153,7 @@ class LedgerPendingAcks:
         return clone
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """Map (+ ``LedgerPendingAcks`` object ``LLZJ`` = 32 B + BitSet when indexed)."""
+        """Map (+ ``LedgerPendingAcks`` object ``LLZJ`` = 32 B + BitSet when indexed). O(1)."""
         size = self.entries.jvm_bytes(layout)
         if self.index is not None:
             size += layout.instance("LLZJ") + self.index.jvm_bytes(layout)
@@ -237,7 +245,8 @@ class OpenHashPendingAcks(LedgerBucketsModel):
         return bucket.copy()
 
     def capacities(self) -> dict[int, int]:
-        """Hash-table capacity per ledger (never shrinks while the bucket lives)."""
+        """Hash-table capacity per ledger (never shrinks while the bucket lives; no Java method).
+        O(ledgers)."""
         return {lid: b.entries.capacity for lid, b in self._ledgers.items()}
 
     # ----------------------------------------------------------------- bulk path

@@ -124,7 +124,8 @@ class PackedSortedPendingAcks(LedgerBucketsModel):
     # ----------------------------------------------------------------- bulk path
     @classmethod
     def from_arrays(cls, ledger_ids, entry_ids, remaining, hashes) -> PackedSortedPendingAcks:
-        """The state ``addPendingAckIfAllowed`` over the arrays in order gives; no handlers."""
+        """The state ``addPendingAckIfAllowed`` over the arrays in order gives; no handlers.
+        Bulk path: O(n log n)."""
         from trackerlab.models.pending_acks.bulk import pack_array, split_by_ledger
 
         model = cls()

@@ -126,22 +126,26 @@ class PairHashPendingAcks(PendingAcksModel):
         self._map.clear()
 
     def items(self) -> Iterator[tuple[int, int, int, int]]:
+        """``forEach`` order: the table in bucket order. O(capacity)."""
         self._scan()
         return iter(self._map.items())
 
     def ledger_count(self) -> int:
+        """No ledger buckets: 0. O(1)."""
         return 0
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """Map object + ``Section[1]`` + the Section (a StampedLock) + ``long[4 * capacity]``."""
+        """Map object + ``Section[1]`` + the Section (a StampedLock) + ``long[4 * capacity]``.
+        O(1)."""
         return self._map.jvm_bytes(layout)
 
     def capacity(self) -> int:
-        """Buckets in the table (32 B each)."""
+        """``capacity()``: buckets in the table (32 B each). O(1)."""
         return self._map.capacity()
 
     def copy(self) -> PairHashPendingAcks:
-        """An independent model in the same state (same tables; no cost counter)."""
+        """An independent model in the same state (same tables; no cost counter; no Java
+        method). O(capacity)."""
         clone = copy.copy(self)
         clone._cost = None
         clone._map = copy.deepcopy(self._map)
@@ -151,7 +155,7 @@ class PairHashPendingAcks(PendingAcksModel):
     @classmethod
     def from_arrays(cls, ledger_ids, entry_ids, remaining, hashes) -> PairHashPendingAcks:
         """``put`` of every row in order (``ConcurrentLongLongPairHashMap.from_arrays``: same
-        capacity and bucket set; colliding keys in a canonical order)."""
+        capacity and bucket set; colliding keys in a canonical order). O(n log n)."""
         from trackerlab.errors import UsageError
         from trackerlab.models.pending_acks.bulk import check_arrays
 

@@ -165,12 +165,14 @@ class TreeMapPendingAcks(LedgerBucketsModel):
         return uncached + len(cached)
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
+        """The maps' objects plus every distinct ``Long`` key box. O(ledgers x 256)."""
         return super().jvm_bytes(layout) + self.boxed_long_count() * boxed_long(layout)
 
     # ----------------------------------------------------------------- bulk path
     @classmethod
     def from_arrays(cls, ledger_ids, entry_ids, remaining, hashes) -> TreeMapPendingAcks:
-        """The state ``addPendingAckIfAllowed`` over the arrays in order gives; no handlers."""
+        """The state ``addPendingAckIfAllowed`` over the arrays in order gives; no handlers.
+        Bulk path: O(n log n)."""
         from trackerlab.models.pending_acks.bulk import sorted_buckets
 
         model = cls()

@@ -56,7 +56,7 @@ class FastutilLongKeyTable:
         return fastutil_mix(key) & (self.n - 1)
 
     def insert(self, key: int) -> bool:
-        """``put`` of a key; False if it was already present."""
+        """``put`` of a key; False if it was already present. O(1) expected, O(n) if it rehashes."""
         if key == 0:
             if self.contains_null:
                 return False
@@ -75,7 +75,8 @@ class FastutilLongKeyTable:
         return True
 
     def remove(self, key: int) -> bool:
-        """``remove`` of a key (backward shift, then the shrink rule); False if absent."""
+        """``remove`` of a key (backward shift, then the shrink rule); False if absent. O(1)
+        expected, O(n) if it rehashes."""
         if key == 0:
             if not self.contains_null:
                 return False

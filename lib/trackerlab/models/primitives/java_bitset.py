@@ -44,14 +44,15 @@ class JavaBitSet:
 
     @property
     def length_words(self) -> int:
-        """``words.length`` (what the heap holds, used or not)."""
+        """``words.length`` (what the heap holds, used or not). O(1)."""
         return len(self.words)
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """BitSet object (24 B) + ``long[words.length]``."""
+        """JVM size: BitSet object (24 B) + ``long[words.length]``. O(1)."""
         return bit_set(len(self.words), layout)
 
     def set(self, i: int) -> None:
+        """``set(bitIndex)``. O(1); O(words) when ``ensureCapacity`` grows the array."""
         w = i >> 6
         if w >= self.words_in_use:
             if w >= len(self.words):
@@ -65,10 +66,13 @@ class JavaBitSet:
             self.cost.visit(1)
 
     def get(self, i: int) -> bool:
+        """``get(bitIndex)``. O(1)."""
         w = i >> 6
         return w < self.words_in_use and bool(self.words[w] >> (i & 63) & 1)
 
     def clear(self, i: int) -> None:
+        """``clear(bitIndex)``, then ``recalculateWordsInUse``. O(1); O(words) when the
+        highest words empty."""
         w = i >> 6
         if w >= self.words_in_use:
             return
@@ -78,7 +82,7 @@ class JavaBitSet:
         self._recalculate_words_in_use()
 
     def clear_range(self, start: int, end: int) -> None:
-        """``clear(fromIndex, toIndex)``: bits ``start .. end - 1``."""
+        """``clear(fromIndex, toIndex)``: bits ``start .. end - 1``. O(words spanned)."""
         if start >= end:
             return
         first = start >> 6
@@ -103,7 +107,7 @@ class JavaBitSet:
         self._recalculate_words_in_use()
 
     def clear_all(self) -> None:
-        """``clear()``: zero the words in use; the array keeps its length."""
+        """``clear()``: zero the words in use; the array keeps its length. O(words in use)."""
         if self.cost is not None:
             self.cost.stream(8 * self.words_in_use)
         for w in range(self.words_in_use):
@@ -111,13 +115,13 @@ class JavaBitSet:
         self.words_in_use = 0
 
     def length(self) -> int:
-        """Index of the highest set bit + 1 (``length()``)."""
+        """Index of the highest set bit + 1 (``length()``). O(1)."""
         if self.words_in_use == 0:
             return 0
         return 64 * (self.words_in_use - 1) + self.words[self.words_in_use - 1].bit_length()
 
     def next_set_bit(self, start: int) -> int:
-        """Index of the first set bit ``>= start``, or -1."""
+        """``nextSetBit(fromIndex)``: the first set bit ``>= start``, or -1. O(words scanned)."""
         u = start >> 6
         if u >= self.words_in_use:
             return -1
@@ -143,11 +147,13 @@ class JavaBitSet:
         self.words_in_use = i + 1
 
     def copy(self) -> JavaBitSet:
+        """``clone()``: an independent copy of the words. O(words)."""
         clone = JavaBitSet()
         clone.words, clone.words_in_use = array("Q", self.words), self.words_in_use
         return clone
 
     def cardinality(self) -> int:
+        """``cardinality()``. O(words in use)."""
         return sum(w.bit_count() for w in self.words[: self.words_in_use])
 
     @classmethod

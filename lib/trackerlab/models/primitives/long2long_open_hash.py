@@ -125,17 +125,18 @@ class Long2LongOpenHashMap:
     # ------------------------------------------------------------------ state
     @property
     def capacity(self) -> int:
-        """Slots in each of the three arrays (never shrinks)."""
+        """The ``capacity`` field: slots in each of the three arrays (never shrinks). O(1)."""
         return self._capacity
 
     def __len__(self) -> int:
         return self._size
 
     def is_empty(self) -> bool:
+        """``isEmpty()``. O(1)."""
         return self._size == 0
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """Deep JVM size of this map in its current state (capacity retained)."""
+        """Deep JVM size of this map in its current state (capacity retained). O(1)."""
         return jvm_bytes_for_capacity(self._capacity, layout)
 
     # ------------------------------------------------------------------ probing
@@ -208,19 +209,22 @@ class Long2LongOpenHashMap:
 
     # ------------------------------------------------------------------ Long2LongMap API
     def get(self, key: int) -> int:
-        """The value, or 0 when ``key`` is absent (Java ``get``)."""
+        """``get``: the value, or 0 when ``key`` is absent. O(1) expected."""
         idx = self._index_of(key)
         return self._values[idx] if idx >= 0 else 0
 
     def get_or_default(self, key: int, default: int) -> int:
+        """``getOrDefault``. O(1) expected."""
         idx = self._index_of(key)
         return self._values[idx] if idx >= 0 else default
 
     def contains_key(self, key: int) -> bool:
+        """``containsKey``. O(1) expected."""
         return self._index_of(key, reads_value=False) >= 0
 
     def put(self, key: int, value: int) -> int:
-        """Insert or replace; returns the previous value or 0 (Java ``put``)."""
+        """``put``: insert or replace; the previous value or 0. O(1) expected, O(capacity) when
+        it rehashes."""
         idx = self._index_of(key)
         if idx >= 0:
             old = self._values[idx]
@@ -232,7 +236,7 @@ class Long2LongOpenHashMap:
         return 0
 
     def remove(self, key: int) -> int:
-        """Remove ``key``; returns its value or 0 when absent (Java ``remove``)."""
+        """``remove``: its value, or 0 when absent (backward shift). O(1) expected."""
         idx = self._index_of(key)
         if idx < 0:
             return 0
@@ -241,7 +245,8 @@ class Long2LongOpenHashMap:
         return old
 
     def clear(self) -> None:
-        """Reset ``used`` only (``Arrays.fill(used, false)``); the capacity is kept."""
+        """``clear()``: reset ``used`` only (``Arrays.fill(used, false)``); the capacity is kept.
+        O(capacity)."""
         if self._size > 0:
             if self.cost is not None:
                 self.cost.stream(self._capacity)  # Arrays.fill(used, false)
@@ -260,6 +265,7 @@ class Long2LongOpenHashMap:
         return np.flatnonzero(np.frombuffer(self._used, dtype=np.uint8)).tolist()
 
     def for_each(self, consumer: Callable[[int, int], None]) -> None:
+        """``forEach``: slots in index order. O(capacity)."""
         for key, value in self.items():
             consumer(key, value)
 
@@ -268,6 +274,7 @@ class Long2LongOpenHashMap:
 
         An entry shifted from the wrapped-around start of the table may be tested twice, as
         in Java; a deterministic predicate cannot tell. Returns the number removed.
+        O(capacity) expected.
         """
         removed = 0
         i = 0
@@ -288,7 +295,8 @@ class Long2LongOpenHashMap:
         return removed
 
     def copy(self) -> Long2LongOpenHashMap:
-        """An independent map with the same arrays (no cost counter)."""
+        """An independent map with the same arrays (no cost counter; no Java method).
+        O(capacity)."""
         clone = Long2LongOpenHashMap.__new__(Long2LongOpenHashMap)
         clone._capacity, clone._threshold, clone._size = self._capacity, self._threshold, self._size
         clone._keys, clone._values = array("q", self._keys), array("q", self._values)
@@ -297,7 +305,8 @@ class Long2LongOpenHashMap:
         return clone
 
     def slot_of(self, key: int) -> int:
-        """The slot ``key`` occupies, or -1 (for tests of the probing rules)."""
+        """The slot ``key`` occupies, or -1 (for tests of the probing rules; no Java method).
+        O(1) expected."""
         cost, self.cost = self.cost, None
         try:
             return self._index_of(key)

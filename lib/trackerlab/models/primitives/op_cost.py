@@ -46,21 +46,21 @@ class OpCost:
     alloc_bytes: int = 0
 
     def visit(self, n: int = 1) -> None:
-        """``n`` objects read at unrelated addresses."""
+        """Count ``n`` objects read at unrelated addresses. O(1)."""
         self.random += n
 
     def search(self, depth: int, objects_per_node: int = 1) -> None:
-        """A root-to-leaf tree search through ``depth`` nodes."""
+        """Count a root-to-leaf tree search through ``depth`` nodes. O(1)."""
         self.nodes += depth
         self.random += depth * objects_per_node
 
     def walk(self, n_nodes: int, node_bytes: int) -> None:
-        """An in-order walk over ``n_nodes`` nodes laid out in key order."""
+        """Count an in-order walk over ``n_nodes`` nodes laid out in key order. O(1)."""
         self.nodes += n_nodes
         self.streamed_bytes += n_nodes * node_bytes
 
     def lookup(self, probes: int, arrays: int, slot_bytes: int, repeat: bool = False) -> None:
-        """A hash lookup examining ``probes`` slots of ``arrays`` parallel arrays."""
+        """Count a hash lookup examining ``probes`` slots of ``arrays`` parallel arrays. O(1)."""
         self.lookups += 1
         self.probes += probes
         if not repeat:
@@ -68,19 +68,20 @@ class OpCost:
         self.streamed_bytes += (probes - 1) * slot_bytes
 
     def stream(self, n_bytes: int) -> None:
-        """``n_bytes`` read in address order."""
+        """Count ``n_bytes`` read in address order. O(1)."""
         self.streamed_bytes += n_bytes
 
     def allocate(self, n_objects: int, n_bytes: int) -> None:
+        """Count ``n_objects`` allocated, ``n_bytes`` JVM bytes in all. O(1)."""
         self.allocs += n_objects
         self.alloc_bytes += n_bytes
 
     @property
     def touches(self) -> float:
-        """``random + streamed_bytes / 64``: estimated cache lines touched."""
+        """``random + streamed_bytes / 64``: estimated cache lines touched. O(1)."""
         return self.random + self.streamed_bytes / LINE_BYTES
 
     def per_op(self, operations: int) -> dict[str, float]:
-        """Every counter (and ``touches``) divided by ``operations``."""
+        """Every counter (and ``touches``) divided by ``operations``. O(1)."""
         row = asdict(self) | {"touches": self.touches}
         return {k: v / operations for k, v in row.items()}

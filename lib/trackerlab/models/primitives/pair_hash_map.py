@@ -324,7 +324,9 @@ class Section:
     def put(
         self, key1: int, key2: int, value1: int, value2: int, h: int, only_if_absent: bool
     ) -> bool:
-        """Overwrite, or insert at the first tombstone seen before an empty bucket."""
+        """``Section.put``: overwrite, or insert at the first tombstone seen before an empty
+        bucket; rehash when ``usedBuckets > resizeThresholdUp``. O(probe length), O(capacity)
+        when it rehashes."""
         table = self.table
         mask = len(table) - 1
         bucket = start = self._start(h)
@@ -357,7 +359,8 @@ class Section:
                 self.rehash(grow_capacity(self.capacity, self.expand_factor))
 
     def remove(self, key1: int, key2: int, value1: int, value2: int, h: int) -> bool:
-        """Remove (only if the values match unless ``value1 == -1``), then maybe shrink."""
+        """``Section.remove``: only if the values match unless ``value1 == -1``; then maybe
+        shrink (autoShrink). O(probe length), O(capacity) when it rehashes."""
         table = self.table
         mask = len(table) - 1
         bucket = start = self._start(h)
@@ -401,7 +404,8 @@ class Section:
             table[bucket + 2 : bucket + 4] = VALUE_NOT_FOUND
 
     def clear(self) -> None:
-        """``clear``: back to ``initCapacity`` with autoShrink, else refill with -1."""
+        """``Section.clear``: back to ``initCapacity`` with autoShrink, else refill with -1.
+        O(capacity)."""
         if self.auto_shrink and self.capacity > self.init_capacity:
             self._reset_table(self.init_capacity)
         else:
@@ -410,12 +414,14 @@ class Section:
             self.used_buckets = 0
 
     def live(self) -> np.ndarray:
-        """The live buckets' rows ``(k1, k2, v1, v2)``, in table order (``forEach``)."""
+        """The live buckets' rows ``(k1, k2, v1, v2)``, in table order (``Section.forEach``).
+        O(capacity)."""
         rows = self.table.reshape(-1, 4)
         return rows[rows[:, 0] >= 0]
 
     def rehash(self, new_capacity: int) -> None:
-        """Reinsert the live entries, in table order, into a new table. O(capacity)."""
+        """``Section.rehash``: reinsert the live entries, in table order, into a new table.
+        O(capacity)."""
         old = self.live()
         self._reset_table(new_capacity)
         table = self.table
@@ -429,7 +435,8 @@ class Section:
 
     def fill_from(self, columns: tuple[np.ndarray, ...], hashes: np.ndarray, capacity: int) -> None:
         """Bulk: a table of ``capacity`` holding the entries ``(k1, k2, v1, v2)`` given as four
-        columns (distinct keys), in the canonical layout. One column copy at a time."""
+        columns (distinct keys), in the canonical layout. One column copy at a time; no Java
+        method. O(n log n + capacity)."""
         self._reset_table(capacity)
         homes = (hashes & np.uint64(capacity - 1)).astype(np.int64)
         order, slots = probe_order(homes, capacity)
@@ -504,23 +511,26 @@ class ConcurrentLongLongPairHashMap:
         return self.sections[section_of(h, len(self.sections))]
 
     def get(self, key1: int, key2: int) -> tuple[int, int] | None:
-        """``get``: the value pair, or None if absent."""
+        """``get``: the value pair, or None if absent. O(1) expected."""
         _check_non_negative("key1", key1)
         h = pair_hash(key1, key2)
         return self._section(h).get(key1, key2, h)
 
     def contains_key(self, key1: int, key2: int) -> bool:
+        """``containsKey``. O(1) expected."""
         return self.get(key1, key2) is not None
 
     def put(self, key1: int, key2: int, value1: int, value2: int) -> bool:
-        """``put``: insert or overwrite; always True."""
+        """``put``: insert or overwrite; always True. O(1) expected, O(capacity) when it
+        rehashes."""
         _check_non_negative("key1", key1)
         _check_non_negative("value1", value1)
         h = pair_hash(key1, key2)
         return self._section(h).put(key1, key2, value1, value2, h, False)
 
     def put_if_absent(self, key1: int, key2: int, value1: int, value2: int) -> bool:
-        """``putIfAbsent``: False (and no change) if the key is present."""
+        """``putIfAbsent``: False (and no change) if the key is present. O(1) expected, O(capacity)
+        when it rehashes."""
         _check_non_negative("key1", key1)
         _check_non_negative("value1", value1)
         h = pair_hash(key1, key2)
@@ -529,7 +539,8 @@ class ConcurrentLongLongPairHashMap:
     def remove(
         self, key1: int, key2: int, value1: int | None = None, value2: int | None = None
     ) -> bool:
-        """``remove(k1, k2)``, or ``remove(k1, k2, v1, v2)`` only if the values match."""
+        """``remove(k1, k2)``, or ``remove(k1, k2, v1, v2)`` only if the values match. O(1)
+        expected, O(capacity) when it shrinks."""
         _check_non_negative("key1", key1)
         if value1 is None:
             value1, value2 = VALUE_NOT_FOUND, VALUE_NOT_FOUND
@@ -541,39 +552,44 @@ class ConcurrentLongLongPairHashMap:
         return self._section(h).remove(key1, key2, value1, value2, h)
 
     def clear(self) -> None:
+        """``clear()``. O(capacity)."""
         for section in self.sections:
             section.clear()
 
     def for_each(self, processor: Callable[[int, int, int, int], None]) -> None:
-        """``forEach``: sections in order, buckets in table order (hash order, unordered)."""
+        """``forEach``: sections in order, buckets in table order (hash order, unordered).
+        O(capacity)."""
         for key1, key2, value1, value2 in self.items():
             processor(key1, key2, value1, value2)
 
     def items(self) -> Iterator[tuple[int, int, int, int]]:
-        """``(key1, key2, value1, value2)`` in ``forEach`` order."""
+        """``(key1, key2, value1, value2)`` in ``forEach`` order. O(capacity)."""
         for section in self.sections:
             yield from (tuple(row) for row in section.live().tolist())
 
     def to_arrays(self) -> np.ndarray:
-        """All live rows ``(k1, k2, v1, v2)`` as an ``(n, 4)`` int64 array, ``forEach`` order."""
+        """All live rows ``(k1, k2, v1, v2)`` as an ``(n, 4)`` int64 array, ``forEach`` order.
+        O(capacity)."""
         parts = [section.live() for section in self.sections]
         return np.concatenate(parts) if parts else np.empty((0, 4), dtype=np.int64)
 
     def size(self) -> int:
+        """``size()``. O(sections)."""
         return sum(s.size for s in self.sections)
 
     def __len__(self) -> int:
         return self.size()
 
     def is_empty(self) -> bool:
+        """``isEmpty()``. O(sections)."""
         return all(s.size == 0 for s in self.sections)
 
     def capacity(self) -> int:
-        """Total buckets over all sections (``capacity()``)."""
+        """Total buckets over all sections (``capacity()``). O(sections)."""
         return sum(s.capacity for s in self.sections)
 
     def used_bucket_count(self) -> int:
-        """Live plus tombstone buckets (``getUsedBucketCount``)."""
+        """Live plus tombstone buckets (``getUsedBucketCount``). O(sections)."""
         return sum(s.used_buckets for s in self.sections)
 
     # ---------------------------------------------------------------- bulk path
@@ -632,7 +648,7 @@ class ConcurrentLongLongPairHashMap:
     # ---------------------------------------------------------------- sizes
 
     def table_bytes(self) -> int:
-        """Payload arrays only: 32 B per bucket (what PIP-393 calls the map's size)."""
+        """Payload arrays only: 32 B per bucket (what PIP-393 calls the map's size). O(sections)."""
         return 32 * self.capacity()
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:

@@ -204,6 +204,7 @@ class SegmentedLongArray:
         self.list_capacity = array_list_capacity(len(self.segments))
 
     def increase_capacity(self) -> None:
+        """``increaseCapacity()``. O(first segment) below 2M longs, else O(1) amortized."""
         if self.capacity < MAX_SEGMENT_SIZE:
             self.capacity = grow_segmented(self.capacity)
             first = np.zeros(self.capacity, dtype=np.int64)
@@ -215,6 +216,7 @@ class SegmentedLongArray:
             self.list_capacity = max(self.list_capacity, array_list_capacity(len(self.segments)))
 
     def shrink(self, new_capacity: int) -> None:
+        """``shrink(newCapacity)``. O(segments dropped), O(first segment) when it copies."""
         if new_capacity >= self.capacity or new_capacity < self.initial_capacity:
             return
         reduce = self.capacity - new_capacity
@@ -227,25 +229,30 @@ class SegmentedLongArray:
             self.segments[0] = self.segments[0][: self.capacity].copy()
 
     def read(self, offset: int) -> int:
+        """``readLong(offset)``. O(1)."""
         segment, index = divmod(offset, MAX_SEGMENT_SIZE)
         return int(self.segments[segment][index])
 
     def write(self, offset: int, value: int) -> None:
+        """``writeLong(offset, value)``. O(1)."""
         segment, index = divmod(offset, MAX_SEGMENT_SIZE)
         self.segments[segment][index] = value
 
     def bytes_capacity(self) -> int:
-        """``capacity * 8`` (v3: the allocated bytes, the same number here)."""
+        """``bytesCapacity()`` = ``capacity * 8`` (v3: the allocated bytes, the same number
+        here). O(1)."""
         return self.capacity * 8
 
     def flat(self, longs: int) -> np.ndarray:
-        """The first ``longs`` longs as one array (a copy when segmented)."""
+        """The first ``longs`` longs as one array (a copy when segmented; no Java method).
+        O(1) for one segment, else O(capacity)."""
         if len(self.segments) == 1:
             return self.segments[0][:longs]
         return np.concatenate(self.segments)[:longs]
 
     def load_triples(self, n1: np.ndarray, n2: np.ndarray, n3: np.ndarray) -> None:
-        """Write tuples ``(n1[i], n2[i], n3[i])`` from offset 0 (bulk build)."""
+        """Write tuples ``(n1[i], n2[i], n3[i])`` from offset 0 (bulk build; no Java method).
+        O(n)."""
         _load_triples(self.segments, (n1, n2, n3))
 
 
@@ -263,6 +270,7 @@ class _ByteBufArray:
         self.initial_capacity = self.capacity
 
     def increase_capacity(self) -> None:
+        """v1 ``increaseCapacity()``: ``buffer.capacity(...)`` grown in tuples. O(capacity)."""
         self.capacity_tuples = grow_v1(self.capacity_tuples)
         self.capacity = self.capacity_tuples * ITEMS_COUNT
         grown = np.zeros(self.capacity, dtype=np.int64)
@@ -270,18 +278,23 @@ class _ByteBufArray:
         self.segments[0] = grown
 
     def read(self, offset: int) -> int:
+        """``buffer.getLong``. O(1)."""
         return int(self.segments[0][offset])
 
     def write(self, offset: int, value: int) -> None:
+        """``buffer.setLong``. O(1)."""
         self.segments[0][offset] = value
 
     def bytes_capacity(self) -> int:
+        """The buffer's capacity in bytes (v1 has no ``bytesCapacity()``). O(1)."""
         return self.capacity * 8
 
     def flat(self, longs: int) -> np.ndarray:
+        """The first ``longs`` longs (a view; no Java method). O(1)."""
         return self.segments[0][:longs]
 
     def load_triples(self, n1: np.ndarray, n2: np.ndarray, n3: np.ndarray) -> None:
+        """Write tuples from offset 0 (bulk build; no Java method). O(n)."""
         _load_triples(self.segments, (n1, n2, n3))
 
 
@@ -337,7 +350,8 @@ class TripleLongPriorityQueue:
     # ---------------------------------------------------------------- operations
 
     def add(self, n1: int, n2: int, n3: int) -> None:
-        """``add``: grow once if needed, append, sift up."""
+        """``add(n1, n2, n3)``: grow once if needed, append, sift up. O(log n), plus the copy
+        of a growth."""
         count = self.tuples_count
         if self.version == "v1":
             if count == self.array.capacity_tuples:  # type: ignore[union-attr]
@@ -363,21 +377,25 @@ class TripleLongPriorityQueue:
             raise ValueError("priority queue is empty (Java: IllegalArgumentException)")
 
     def peek(self) -> Triple:
-        """``(peekN1(), peekN2(), peekN3())``."""
+        """``(peekN1(), peekN2(), peekN3())``. O(1)."""
         self._require_items()
         return self._get(0)
 
     def peek_n1(self) -> int:
+        """``peekN1()``. O(1)."""
         return self.peek()[0]
 
     def peek_n2(self) -> int:
+        """``peekN2()``. O(1)."""
         return self.peek()[1]
 
     def peek_n3(self) -> int:
+        """``peekN3()``. O(1)."""
         return self.peek()[2]
 
     def pop(self) -> Triple:
-        """``pop``: move the last tuple to the root, sift down, maybe shrink. Returns the root."""
+        """``pop``: move the last tuple to the root, sift down, maybe shrink. Returns the root.
+        O(log n), plus the copy of a shrink."""
         self._require_items()
         top = self._get(0)
         n = self.tuples_count - 1
@@ -407,7 +425,8 @@ class TripleLongPriorityQueue:
         self._set(i, item)
 
     def clear(self) -> None:
-        """``clear``: v1 keeps its buffer; v2/v3 reset the count and run the shrink check."""
+        """``clear``: v1 keeps its buffer; v2/v3 reset the count and run the shrink check. O(1),
+        plus the copy of a shrink."""
         self.tuples_count = 0
         self._shrink_capacity()
 
@@ -432,25 +451,28 @@ class TripleLongPriorityQueue:
             self.shrink_threshold = int(array.capacity / ITEMS_COUNT * factor)
 
     def size(self) -> int:
+        """``size()``. O(1)."""
         return self.tuples_count
 
     def __len__(self) -> int:
         return self.tuples_count
 
     def is_empty(self) -> bool:
+        """``isEmpty()``. O(1)."""
         return self.tuples_count == 0
 
     @property
     def capacity_longs(self) -> int:
+        """``array.getCapacity()``: the capacity in longs. O(1)."""
         return self.array.capacity
 
     def bytes_capacity(self) -> int:
         """``bytesCapacity()``: the backing memory in bytes (v1 has no such method in Java:
-        this is its buffer's capacity)."""
+        this is its buffer's capacity). O(1)."""
         return self.array.bytes_capacity()
 
     def to_array(self) -> np.ndarray:
-        """The heap array, ``(size, 3)`` int64, in Java's layout."""
+        """The heap array, ``(size, 3)`` int64, in Java's layout (no Java method). O(n)."""
         return self.array.flat(self.tuples_count * ITEMS_COUNT).reshape(-1, ITEMS_COUNT).copy()
 
     # ---------------------------------------------------------------- bulk path
@@ -494,12 +516,13 @@ class TripleLongPriorityQueue:
 
     def jvm_direct_bytes(self) -> int:
         """Off-heap bytes of the ByteBuf versions (v1, v2): the buffers' capacities. Netty's
-        pooled size classes are not modelled. 0 for v3."""
+        pooled size classes are not modelled. 0 for v3. O(1)."""
         return 0 if self.version == "v3" else self.bytes_capacity()
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """Heap bytes: the queue object and its array object (+ ``ArrayList`` and one ByteBuf
-        object per segment for v2, + ``long[][]`` and the ``long[]`` segments for v3)."""
+        object per segment for v2, + ``long[][]`` and the ``long[]`` segments for v3).
+        O(segments)."""
         return jvm_triple_queue_bytes(
             self.version,
             [len(s) for s in self.array.segments],

@@ -12,7 +12,7 @@ how many indexes a queue gains and loses per time step use it to follow
 - ``pop_many(n)`` equals ``n`` calls of ``pop``: every pop runs the shrink check; between
   shrinks the count only has to reach the next threshold, so the loop is O(shrinks).
 
-``tests/models/test_triple_heap_capacity.py`` checks both against the full model.
+``tests/models/primitives/test_triple_heap_counts.py`` checks both against the full model.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class TripleHeapCapacity:
     # ------------------------------------------------------------------ operations
 
     def add_many(self, n: int) -> None:
-        """``n`` calls of ``add``."""
+        """``n`` calls of ``add``. O(growths)."""
         if n <= 0:
             return
         last = self.count + n - 1  # tuple index of the last add
@@ -69,7 +69,7 @@ class TripleHeapCapacity:
         self.peak_capacity = max(self.peak_capacity, self.capacity)
 
     def pop_many(self, n: int) -> None:
-        """``n`` calls of ``pop`` (each followed by ``shrinkCapacity``)."""
+        """``n`` calls of ``pop`` (each followed by ``shrinkCapacity``). O(shrinks)."""
         if n <= 0:
             return
         if n > self.count:
@@ -90,14 +90,14 @@ class TripleHeapCapacity:
                 break
 
     def set_count(self, count: int) -> None:
-        """Adds or pops to reach ``count`` tuples."""
+        """Adds or pops to reach ``count`` tuples (no Java method). O(growths or shrinks)."""
         if count >= self.count:
             self.add_many(count - self.count)
         else:
             self.pop_many(self.count - count)
 
     def clear(self) -> None:
-        """``clear()``: count 0 and one shrink check (v2/v3)."""
+        """``clear()``: count 0 and one shrink check (v2/v3). O(1)."""
         self.count = 0
         if self.version != "v1":
             self._shrink()
@@ -122,12 +122,12 @@ class TripleHeapCapacity:
     # ------------------------------------------------------------------ sizes
 
     def bytes_capacity(self) -> int:
-        """``bytesCapacity()`` = capacity in longs × 8."""
+        """``bytesCapacity()`` = capacity in longs × 8. O(1)."""
         return self.capacity * 8
 
     @property
     def segments(self) -> int:
-        """16 MiB segments once the first one is full (v2/v3), else 1."""
+        """16 MiB segments once the first one is full (v2/v3), else 1. O(1)."""
         if self.version == "v1" or self.capacity <= MAX_SEGMENT_SIZE:
             return 1
         return -(-self.capacity // MAX_SEGMENT_SIZE)

@@ -235,6 +235,7 @@ class IndexAggregates:
 
     @property
     def buckets(self) -> int:
+        """Buckets in the index (no Java method). O(histogram bins)."""
         return int(np.sum(self.bucket_counts))
 
 
@@ -269,16 +270,22 @@ def index_bytes(
     return int(jvm), int(python)
 
 
-def aggregates_of_content(content: np.ndarray, layout: JvmLayout = COMPRESSED) -> IndexAggregates:
+def aggregates_of_content(
+    content: np.ndarray,
+    layout: JvmLayout = COMPRESSED,
+    cols: dict[str, np.ndarray] | None = None,
+) -> IndexAggregates:
     """:class:`IndexAggregates` of a :meth:`TimeBucketIndex.content` table (rows of one bitmap
-    adjacent, ``runs=True``): the single-process route into :func:`index_bytes`."""
+    adjacent, ``runs=True``): the single-process route into :func:`index_bytes`. ``cols``: the
+    table's :func:`chunk_columns`, when the caller has them already. O(rows)."""
     from trackerlab.models.time_buckets.shapes import BUCKET, CARD, LEDGER, RUNS
 
     if len(content) == 0:
         empty = np.zeros(0, dtype=np.int64)
         zero = {f"{s}_{v}": 0 for s in ("jvm", "python") for v in VARIANTS}
         return IndexAggregates(0, zero, empty, empty, (0, 0), (0, 0))
-    cols = chunk_columns(content[:, CARD], content[:, RUNS], layout)
+    if cols is None:
+        cols = chunk_columns(content[:, CARD], content[:, RUNS], layout)
     ids = content[:, [BUCKET, LEDGER]]
     starts = np.flatnonzero(np.r_[True, np.any(ids[1:] != ids[:-1], axis=1)])
     sums = {k: np.add.reduceat(v, starts) for k, v in cols.items()}

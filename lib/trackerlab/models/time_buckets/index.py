@@ -88,10 +88,12 @@ class TimeBucketIndex:
     # ------------------------------------------------------------------ per message
 
     def bucket_of(self, timestamp_ms: int) -> int:
+        """``trimLowerBit(timestamp, bits)``: the bucket key of a time. O(1)."""
         return int(trim_lower_bits(timestamp_ms, self.trim_bits))
 
     def add(self, bucket: int, ledger: int, entry: int) -> bool:
-        """Add one entry to an explicit bucket key; True if it was not there yet."""
+        """``computeIfAbsent(bucket).computeIfAbsent(ledger).add(entry)`` (``addMessage``,
+        ``negativeAcknowledge``); True if it was not there yet. O(log buckets)."""
         ledgers = self.buckets.get(bucket)
         if ledgers is None:
             ledgers = self.buckets[bucket] = {}
@@ -161,7 +163,7 @@ class TimeBucketIndex:
 
     def seal(self) -> None:
         """Release capacity slack (``shrink_to_fit``) and, for the improvement variant,
-        convert to run containers where smaller (``run_optimize``)."""
+        convert to run containers where smaller (``runOptimize``). O(entries)."""
         for ledgers in self.buckets.values():
             for bitmap in ledgers.values():
                 if self.run_optimize:
@@ -171,7 +173,8 @@ class TimeBucketIndex:
     # ------------------------------------------------------------------ queries
 
     def ledgers_in_order(self, bucket: int) -> list[int]:
-        """The ledgers of a bucket in the order Pulsar's inner map iterates them.
+        """The ledgers of a bucket in the order Pulsar's inner map iterates them
+        (``long2ObjectEntrySet()``). O(ledgers) expected; sorted: O(ledgers log ledgers).
 
         An open-hash inner map is replayed from its insertion order (exact while nothing was
         removed from it); after :meth:`remove_ledger` its replayed table is kept until the
@@ -184,7 +187,8 @@ class TimeBucketIndex:
         return list(table) if table is not None else iteration_order(ledgers)
 
     def remove_ledger(self, bucket: int, ledger: int) -> None:
-        """Drop one ledger's bitmap from a bucket (the bucket stays, maybe empty)."""
+        """``ledgerMap.remove(ledgerId)``: the bucket stays, maybe empty. O(1) expected; O(ledgers)
+        to replay an open-hash table the first time."""
         if self.inner == "open-hash":
             table = self._tables.get(bucket)
             if table is None:
@@ -195,9 +199,11 @@ class TimeBucketIndex:
         del self.buckets[bucket][ledger]
 
     def first_bucket(self) -> int | None:
+        """``firstLongKey()``, or None when empty. O(1)."""
         return self.buckets.keys()[0] if self.buckets else None
 
     def pop_bucket(self, bucket: int) -> dict[int, BitMap64]:
+        """``remove(timestamp)`` of a whole bucket; its ledger map. O(log buckets)."""
         self._tables.pop(bucket, None)
         return self.buckets.pop(bucket)
 
@@ -206,6 +212,7 @@ class TimeBucketIndex:
         return sum(len(bm) for ledgers in self.buckets.values() for bm in ledgers.values())
 
     def iter_bitmaps(self) -> Iterator[tuple[int, int, BitMap64]]:
+        """``(bucket, ledger, bitmap)`` in bucket order (no Java method). O(bitmaps)."""
         for bucket, ledgers in self.buckets.items():
             for ledger, bitmap in ledgers.items():
                 yield bucket, ledger, bitmap

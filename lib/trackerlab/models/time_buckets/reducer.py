@@ -24,7 +24,7 @@ not fit 63 bits); O(rows) for the rest.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +32,7 @@ import numpy as np
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets.index import trim_lower_bits
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
-from trackerlab.workloads.stream import Workload
+from trackerlab.workloads.stream import MessageChunk, Workload
 
 #: Columns of a chunk table (one row per (bucket, ledger, chunk) group, or a piece of one).
 CHUNK_COLUMNS = ("bucket", "ledger", "chunk", "card", "runs", "first", "last")
@@ -247,7 +247,8 @@ class ContentReducer:
         generated: int = 0,
     ) -> None:
         """One piece of selected messages, in index order, ending at an entry boundary;
-        ``generated`` messages were produced before selection."""
+        ``generated`` messages were produced before selection (no Java method). O(n) for
+        ordered input, else O(n log n), numpy only."""
         t = self.totals
         t["messages"] += generated
         t["selected"] += len(entry)
@@ -268,7 +269,7 @@ class ContentReducer:
         self._fold(open_ledger)
 
     def finish(self) -> ReducerOutput:
-        """Fold what is left and return the task's output."""
+        """Fold what is left and return the task's output (no Java method). O(rows log rows)."""
         self._fold(None)
         keys, counts = self._compact()
         if self._partials:
@@ -390,9 +391,13 @@ def reduce_range(
     hi: int,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
+    keep: Callable[[MessageChunk, np.ndarray], np.ndarray | slice] | None = None,
 ) -> ReducerOutput:
     """Messages ``lo .. hi - 1`` of ``workload`` through one :class:`ContentReducer`, generated
-    with :meth:`Workload.chunk` in entry-aligned pieces of about ``piece`` messages."""
+    with :meth:`Workload.chunk` in entry-aligned pieces of about ``piece`` messages; ``keep``
+    (given a chunk and its bucket keys, a boolean mask or a slice of the messages to keep)
+    drops messages before the reducer sees them (the planner's snapshot: those already handed
+    out). O(messages)."""
     reducer = ContentReducer(
         trim_bits,
         workload.entries_per_ledger * workload.batch_size,
@@ -406,7 +411,11 @@ def reduce_range(
     for a, b in entry_aligned_pieces(lo, hi, workload.batch_size, piece):
         c = workload.chunk(a, b)
         bucket = trim_lower_bits(c.deliver_at, trim_bits)
-        reducer.add(bucket, c.ledger, c.entry, c.delay_ms, generated=b - a)
+        ledger, entry, delay = c.ledger, c.entry, c.delay_ms
+        if keep is not None:
+            sel = keep(c, bucket)
+            bucket, ledger, entry, delay = bucket[sel], ledger[sel], entry[sel], delay[sel]
+        reducer.add(bucket, ledger, entry, delay, generated=b - a)
     return reducer.finish()
 
 
@@ -481,11 +490,24 @@ def reduce_workload(
     tasks: list[tuple[int, int]] | None = None,
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
+    keep: Callable[[MessageChunk, np.ndarray], np.ndarray | slice] | None = None,
 ) -> tuple[dict[str, int], tba.IndexAggregates]:
     """The whole stream in one process, task by task, merged the way the Spark engine merges:
-    the reference for the engine and the fallback when Spark is absent."""
+    the reference for the engine and the fallback when Spark is absent (``keep`` as in
+    :func:`reduce_range`). O(messages)."""
     tasks = tasks or [(0, workload.messages)]
-    outputs = [reduce_range(workload, trim_bits, tick_ms, a, b, piece, layout) for a, b in tasks]
+    outputs = [
+        reduce_range(workload, trim_bits, tick_ms, a, b, piece, layout, keep) for a, b in tasks
+    ]
+    return merge_outputs(outputs, layout)
+
+
+def merge_outputs(
+    outputs: list[ReducerOutput], layout: JvmLayout = COMPRESSED
+) -> tuple[dict[str, int], tba.IndexAggregates]:
+    """Totals and aggregates of every task's output: bitmaps cut by task boundaries completed
+    from their partial sums, then everything combined. O(rows)."""
+    outputs = list(outputs)
     pb = np.concatenate([o.partial_bucket for o in outputs])
     if len(pb):
         pl = np.concatenate([o.partial_ledger for o in outputs])

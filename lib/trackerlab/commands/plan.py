@@ -1,0 +1,131 @@
+"""``trackerlab plan``: a workload in a Pulsar user's terms in; memory per tracker out."""
+
+from __future__ import annotations
+
+import argparse
+
+from trackerlab.planner.defaults import defaults_for
+from trackerlab.planner.workload import FIELDS, REQUIRED
+
+DESCRIPTION = """\
+Plan the memory of Pulsar's message trackers for a workload: the delayed-delivery index and
+the pending acks on the broker, the negative-ack tracker and the receiver queue on the
+client. Every design of each tracker is sized at steady state (the release's own marked),
+per unit and per subscription, topic and broker, with the precision it pays. Values carry
+units (20k/s, 500ms, 1h, 512MiB, 2%); a value left out takes Pulsar's default for
+--pulsar-version, and the output lists every default it assumed. Give the workload as flags
+or as a YAML file of the same keys (--workload my.yaml; flags override it)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "plan",
+        help="memory per tracker, design and precision for a workload (capacity planner)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "--workload", metavar="FILE", help="YAML file of workload keys (e.g. rate: 20k/s)"
+    )
+    defaults = defaults_for(None)
+    for f in FIELDS:
+        default = "required" if f.name in REQUIRED else f.default_text(defaults)
+        text = f"{f.help} (e.g. {f.example}; default: {default})"
+        p.add_argument(f.flag, dest=f.name, help=text.replace("%", "%%"))
+    p.add_argument(
+        "--budget",
+        help="memory budget to fit: the delayed index per broker, "
+        "else the nack trackers per topic (e.g. 512MiB; default: none)",
+    )
+    p.add_argument("--max-early", help="largest acceptable early delivery (e.g. 1s; default: none)")
+    p.add_argument(
+        "--designs",
+        help="comma-separated catalog designs to show besides each release's own "
+        "(default: every design that can be sized from counts)",
+    )
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="size a message-level snapshot instead of closed forms (default: off)",
+    )
+    p.add_argument(
+        "--master",
+        help="with --exact: the Spark master to fold the messages on (default: Spark local[*] "
+        "above 5e7 entries, this process below)",
+    )
+    p.add_argument(
+        "--seed", default="0", help="seed of the sampled buckets and messages (default: 0)"
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="with --exact: run even when the estimated time or memory exceeds this machine",
+    )
+    fmt = p.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="print one JSON document")
+    fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from trackerlab.errors import UsageError
+    from trackerlab.planner.plan import plan
+    from trackerlab.planner.report import as_csv, as_json, table
+    from trackerlab.planner.workload import PlanWorkload
+    from trackerlab.workloads.units import parse_bytes, parse_count, parse_duration_ms
+
+    given = {f.name: getattr(args, f.name) for f in FIELDS}
+    if args.workload:
+        workload = PlanWorkload.from_file(args.workload, given)
+    else:
+        workload = PlanWorkload.parse({k: v for k, v in given.items() if v is not None})
+    budget = parse_bytes(args.budget, "--budget") if args.budget is not None else None
+    if budget is not None and budget <= 0:
+        raise UsageError(f"--budget must be above 0, got {args.budget!r}")
+    max_early = parse_duration_ms(args.max_early, "--max-early") if args.max_early else None
+    seed = parse_count(args.seed, "--seed", 0, 2**63 - 1)
+    designs = None
+    if args.designs is not None:
+        designs = tuple(d.strip() for d in args.designs.split(",") if d.strip())
+        if not designs:
+            raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
+    if args.exact:
+        from trackerlab.budget import check as check_budget
+
+        check_budget(_exact_estimate(workload, seed), args.allow_large)
+    result = plan(
+        workload,
+        exact=args.exact,
+        budget_bytes=budget,
+        max_early_ms=max_early,
+        seed=seed,
+        designs=designs,
+        master=args.master,
+    )
+    if args.json:
+        print(as_json(result))
+    elif args.csv:
+        print(as_csv(result), end="")
+    else:
+        print(table(result))
+    return 0
+
+
+#: ``plan --exact`` generates and folds every entry of its snapshots with the sweeps'
+#: reducer: the sweep engine's measured random-delay rate per core (spark/sweep.py).
+EXACT_ENTRIES_PER_S_PER_CORE = 2.5e6
+
+
+def _exact_estimate(workload, seed: int):
+    """The cost guard's estimate of ``plan --exact``: the entries of the delayed and nack
+    snapshots (trackerlab.budget); memory stays bounded by the reducer's pieces."""
+    from trackerlab.budget import Estimate, machine_cores
+    from trackerlab.planner.plan import delayed_stream, nack_stream
+
+    entries = 0
+    for key, make in (("delayed", delayed_stream), ("nacked", nack_stream)):
+        if workload.values[key] > 0:
+            stream = make(workload)
+            entries += stream.workload(stream.steady_time_ms(), seed)[0].messages
+    seconds = 10 + entries / (EXACT_ENTRIES_PER_S_PER_CORE * machine_cores())
+    return Estimate(f"plan --exact ({entries:,} entries to generate)", seconds, 2 << 30)

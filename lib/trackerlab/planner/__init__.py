@@ -1,0 +1,31 @@
+"""Capacity planning: a workload in a Pulsar user's terms in, memory per tracker out.
+
+- :mod:`~trackerlab.planner.workload`: the vocabulary (``20k/s``, ``1h``, ``2%``) and
+  Pulsar's defaults (:mod:`~trackerlab.planner.defaults`);
+- :mod:`~trackerlab.planner.streams`: the entries each tracker sees;
+- :mod:`~trackerlab.planner.snapshot`: a tracker's steady-state counts, fast (closed forms,
+  sampled buckets) or exact (message level);
+- :mod:`~trackerlab.planner.plan`: every design of every tracker, totals, recommendations;
+- :mod:`~trackerlab.planner.report`: the answer, as a table, JSON or CSV.
+"""
+
+from trackerlab.planner import frames
+from trackerlab.planner.plan import Choice, Plan, PlanRow, delayed_rows, nack_rows, plan
+from trackerlab.planner.report import answer, as_csv, as_json, table
+from trackerlab.planner.workload import FIELDS, PlanWorkload
+
+__all__ = [
+    "FIELDS",
+    "Choice",
+    "Plan",
+    "PlanRow",
+    "PlanWorkload",
+    "answer",
+    "as_csv",
+    "as_json",
+    "delayed_rows",
+    "frames",
+    "nack_rows",
+    "plan",
+    "table",
+]

@@ -1,0 +1,489 @@
+"""``trackerlab plan``: memory per tracker, design and precision for a user's workload.
+
+For each tracker the workload exercises, every catalog design that can be sized from counts
+is sized at steady state (:mod:`trackerlab.planner.snapshot`), the release's own design
+marked; totals multiply the unit by what Pulsar creates per subscription, topic and broker:
+
+=================== ======== =============================== ================================
+tracker             side     one per                         totals
+=================== ======== =============================== ================================
+delayed index       broker   subscription and partition      x partitions, x subscriptions,
+                                                             x topics (per broker)
+negative acks       client   consumer and partition          x partitions x consumers, x subs
+pending acks        broker   consumer and partition          x partitions x consumers, x subs,
+                                                             x topics
+receiver queue      client   consumer and partition          as negative acks
+=================== ======== =============================== ================================
+
+Steady and peak memory: the trackers are stationary at a constant rate, so steady state is
+also the peak for the indexes, except the maps of nack versions A/B (their timer scans every
+``delay / 3``, so entries wait up to a third longer before it removes them), the pending acks
+and the receiver queue (peak: a consumer whose receiver queue is full).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from trackerlab.catalog import CATALOG
+from trackerlab.errors import UsageError
+from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.models.design import DELAYED, NACK, PENDING_ACKS, RECEIVER_QUEUE, PointCounts
+from trackerlab.models.pending_acks.layouts import Dataset
+from trackerlab.planner import precision
+from trackerlab.planner.snapshot import exact_counts, fast_counts
+from trackerlab.planner.streams import TrackedStream
+from trackerlab.planner.workload import PlanWorkload
+from trackerlab.sizing.jvm import COMPRESSED
+from trackerlab.workloads import delay_forms
+from trackerlab.workloads.delay_spec import DelaySpec
+
+GIB = 1024**3
+#: Nack redelivery delays below this are raised to it (``NegativeAcksTracker.MIN_NACK_DELAY``).
+MIN_NACK_DELAY_MS = 100.0
+#: Ticks the recommendation compares (ms).
+TICKS_MS = (100, 250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000)
+#: negativeAckPrecisionBitCnt values the recommendation compares.
+NACK_BITS = tuple(range(4, 17, 2))
+
+
+@dataclass
+class PlanRow:
+    """One design of one tracker: the unit's memory and its totals, bytes."""
+
+    tracker: str
+    design: str
+    default: bool
+    side: str
+    memory: str
+    per: str
+    entries: float
+    steady_bytes: int
+    peak_bytes: int
+    early_ms: float | None
+    late_ms: float
+    per_subscription: int
+    per_topic: int
+    per_broker: int | None
+    note: str = ""
+
+    @property
+    def bytes_per_entry(self) -> float:
+        return self.steady_bytes / self.entries if self.entries else math.nan
+
+    @property
+    def entries_per_gib(self) -> float:
+        return GIB / self.bytes_per_entry if self.entries and self.steady_bytes else math.inf
+
+    def as_dict(self) -> dict[str, object]:
+        row = asdict(self)
+        row["bytes_per_entry"] = self.bytes_per_entry
+        row["entries_per_gib"] = self.entries_per_gib
+        return row
+
+
+@dataclass
+class Choice:
+    """A recommendation: the setting, its memory, its precision, and the neighbours."""
+
+    tracker: str
+    design: str
+    setting: str  # "tick" or "nack_precision_bits"
+    value: int | None
+    reason: str
+    table: list[dict[str, object]] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    workload: PlanWorkload
+    rows: list[PlanRow]
+    choices: list[Choice]
+    exact: bool
+    snapshot_ms: dict[str, float]
+
+    def assumed(self) -> list[tuple[str, str]]:
+        """The defaults the plan assumed, in the user's units."""
+        return [(name, self.workload.describe(name)) for name in self.workload.assumed]
+
+
+# --------------------------------------------------------------------------- streams
+
+
+def delayed_stream(w: PlanWorkload, tick_ms: int | None = None) -> TrackedStream:
+    """The delayed index's entries at one partition (variant a rules)."""
+    tick = int(tick_ms if tick_ms is not None else w.values["tick"])
+    return TrackedStream(
+        entry_rate_per_ms=w.entry_rate,
+        share=w.delayed_entry_rate / w.entry_rate,
+        delay=w.values["delay"],  # type: ignore[arg-type]
+        entries_per_ledger=w.entries_per_ledger,
+        bits=precision_bits_for_tick(tick),
+        admit_after_ms=tick,
+        due_after_ms=tick,
+    )
+
+
+def nack_delay(w: PlanWorkload) -> DelaySpec:
+    """The nack delay, raised to ``MIN_NACK_DELAY`` (100 ms) where shorter."""
+    spec: DelaySpec = w.values["nack_delay"]  # type: ignore[assignment]
+    if delay_forms.support_min(spec) >= MIN_NACK_DELAY_MS:
+        return spec
+    if delay_forms.is_deterministic(spec):
+        return DelaySpec.parse(f"fixed:{MIN_NACK_DELAY_MS:g}ms")
+    raise UsageError(
+        f"--nack-delay {spec.text!r}: delays below {MIN_NACK_DELAY_MS:g}ms are raised to it by "
+        "the client; give a distribution that starts at 100ms or later"
+    )
+
+
+def nack_stream(w: PlanWorkload, bits: int | None = None) -> TrackedStream:
+    """One consumer's nacked entries at one partition (PIP-393 keys: nack time + delay)."""
+    return TrackedStream(
+        entry_rate_per_ms=w.entry_rate,
+        share=w.entry_nack_share / w.values["consumers"],  # type: ignore[operator]
+        delay=nack_delay(w),
+        entries_per_ledger=w.entries_per_ledger,
+        bits=int(bits if bits is not None else w.values["nack_precision_bits"]),
+    )
+
+
+#: ``--exact`` folds the snapshot's entries on Spark above this many (single process below).
+SPARK_ABOVE_ENTRIES = 50_000_000
+
+
+def _counts(
+    stream: TrackedStream, exact: bool, seed: int, master: str | None = None
+) -> tuple[PointCounts, float]:
+    """The stream's steady-state counts: fast, exact in this process, or exact on Spark (a
+    ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES` entries to generate)."""
+    if not exact:
+        return fast_counts(stream, seed)
+    workload, _ = stream.workload(stream.steady_time_ms(), seed)
+    if master is None and workload.messages <= SPARK_ABOVE_ENTRIES:
+        return exact_counts(stream, seed)
+    from trackerlab.spark.session import get_session
+
+    return exact_counts(stream, seed, spark=get_session(master))
+
+
+# --------------------------------------------------------------------------- trackers
+
+
+def _multipliers(w: PlanWorkload, per_consumer: bool) -> tuple[int, int, int]:
+    """Units per subscription, per topic and per broker."""
+    v = w.values
+    per_sub = v["partitions"] * (v["consumers"] if per_consumer else 1)  # type: ignore[operator]
+    per_topic = per_sub * v["subscriptions"]  # type: ignore[operator]
+    return per_sub, per_topic, per_topic * v["topics"]  # type: ignore[operator]
+
+
+def _bytes(result) -> int:
+    return int((result.jvm_bytes or 0) + (result.jvm_direct_bytes or 0))
+
+
+def delayed_rows(
+    w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
+) -> tuple[list[PlanRow], float]:
+    """Every count-sized delayed-index design at steady state."""
+    stream = delayed_stream(w)
+    counts, t = _counts(stream, exact, seed, master)
+    per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
+    rows = []
+    for name in CATALOG.names("from_counts", DELAYED):
+        design = CATALOG[name]
+        size = design.from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
+        total = _bytes(size)
+        rows.append(
+            PlanRow(
+                tracker=DELAYED.name,
+                design=name,
+                default=name == w.defaults.delayed_design,
+                side="broker",
+                memory=design.memory,
+                per="subscription, partition",
+                entries=float(size.entries),
+                steady_bytes=total,
+                peak_bytes=total,
+                early_ms=precision.early_ms(name, int(w.values["tick"]), stream.bits),  # type: ignore[arg-type]
+                late_ms=0.0,
+                per_subscription=total * per_sub,
+                per_topic=total * per_topic,
+                per_broker=total * per_broker,
+                note="proposal" if design.proposal else "",
+            )
+        )
+    return rows, t
+
+
+def nack_rows(
+    w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
+) -> tuple[list[PlanRow], float]:
+    """Every count-sized negative-ack tracker design at steady state, per consumer."""
+    stream = nack_stream(w)
+    counts, t = _counts(stream, exact, seed, master)
+    per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
+    delay_ms = delay_forms.mean(stream.delay)
+    rows = []
+    for name in CATALOG.names("from_counts", NACK):
+        design = CATALOG[name]
+        late = precision.late_ms(name, delay_ms)
+        steady_counts, peak_counts = counts, counts
+        if late:  # versions A/B: entries wait for the next scan (uniform: half on average)
+            rate = stream.tracked_rate_per_ms
+            steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
+            peak_counts = _with_entries(counts, rate * (delay_ms + late))
+        steady = design.from_counts(steady_counts, None, COMPRESSED)  # type: ignore[misc]
+        peak = design.from_counts(peak_counts, None, COMPRESSED)  # type: ignore[misc]
+        rows.append(
+            PlanRow(
+                tracker=NACK.name,
+                design=name,
+                default=name == w.defaults.nack_design,
+                side="client",
+                memory=design.memory,
+                per="consumer, partition",
+                entries=float(steady.entries),
+                steady_bytes=_bytes(steady),
+                peak_bytes=_bytes(peak),
+                early_ms=precision.early_ms(name, 0, stream.bits),
+                late_ms=late,
+                per_subscription=_bytes(peak) * per_sub,
+                per_topic=_bytes(peak) * per_topic,
+                per_broker=None,
+                note="proposal" if design.proposal else "",
+            )
+        )
+    return rows, t
+
+
+def _with_entries(counts: PointCounts, entries: float) -> PointCounts:
+    totals = dict(counts.totals)
+    totals["heap_entries"] = round(entries)
+    return PointCounts(totals, counts.aggregates, counts.rate_per_ms, counts.trim_bits, None)
+
+
+def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
+    """Each PendingAcksMap layout holding one consumer's unacknowledged entries: steady, the
+    entries dispatched within the ack latency; peak, plus a full receiver queue; both capped
+    by ``maxUnackedMessagesPerConsumer`` (counted in messages)."""
+    v = w.values
+    per_entry = w.messages_per_entry
+    rate = w.entry_rate / v["consumers"]  # type: ignore[operator]
+    cap = w.defaults.max_unacked_per_consumer / per_entry
+    steady_n = min(rate * v["ack_latency"], cap)  # type: ignore[operator]
+    peak_n = min(steady_n + v["receiver_queue"] / per_entry, cap)  # type: ignore[operator]
+    per_sub, per_topic, per_broker = _multipliers(w, per_consumer=True)
+    epl = w.entries_per_ledger
+    rows = []
+    for name in CATALOG.names(tracker=PENDING_ACKS):
+        design = CATALOG[name]
+        sizes = []
+        for n in (steady_n, peak_n):
+            entries = max(round(n), 0)
+            ledgers = max(1, round(1 + (entries - 1) / epl)) if entries else 1
+            sizes.append(Dataset(entries, ledgers).build(name).jvm_bytes() if entries else 0)
+        rows.append(
+            PlanRow(
+                tracker=PENDING_ACKS.name,
+                design=name,
+                default=name == w.defaults.pending_acks_design,
+                side="broker",
+                memory=design.memory,
+                per="consumer, partition",
+                entries=float(round(steady_n)),
+                steady_bytes=sizes[0],
+                peak_bytes=sizes[1],
+                early_ms=None,
+                late_ms=0.0,
+                per_subscription=sizes[1] * per_sub,
+                per_topic=sizes[1] * per_topic,
+                per_broker=sizes[1] * per_broker,
+                note=design.releases if design.releases.startswith("not merged") else "",
+            )
+        )
+    return rows
+
+
+def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
+    """Prefetched messages per consumer: steady, those dispatched within the ack latency;
+    peak, a full receiver queue. Payload bytes (the client holds them in pooled buffers)."""
+    v = w.values
+    rate = w.partition_rate_per_ms / v["consumers"]  # type: ignore[operator]
+    size = v["message_size"]
+    steady_n = min(rate * v["ack_latency"], v["receiver_queue"])  # type: ignore[operator]
+    peak_n = v["receiver_queue"]
+    per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
+    peak = int(peak_n * size)  # type: ignore[operator]
+    limit = v["memory_limit"]
+    note = ""
+    if limit and peak * v["partitions"] > limit:  # type: ignore[operator]
+        note = (
+            f"a consumer's partitions prefetch {peak * v['partitions'] / 2**20:,.0f} MiB, over the "
+            f"{limit / 2**20:,.0f} MiB memoryLimit (it does not stop prefetching; auto-scaled "
+            "queues shrink)"
+        )
+    return [
+        PlanRow(
+            tracker=RECEIVER_QUEUE.name,
+            design="fixed receiver queue",
+            default=True,
+            side="client",
+            memory="direct (client)",
+            per="consumer, partition",
+            entries=float(steady_n),
+            steady_bytes=int(steady_n * size),  # type: ignore[operator]
+            peak_bytes=peak,
+            early_ms=None,
+            late_ms=0.0,
+            per_subscription=peak * per_sub,
+            per_topic=peak * per_topic,
+            per_broker=None,
+            note=note,
+        )
+    ]
+
+
+# --------------------------------------------------------------------------- recommendations
+
+
+def recommend_tick(
+    w: PlanWorkload, budget_bytes: int | None, max_early_ms: float | None, seed: int = 0
+) -> Choice:
+    """The tick of the release's delayed design that fits ``budget_bytes`` per broker with the
+    best precision, or meets ``max_early_ms`` with the least memory; with the neighbours."""
+    design = CATALOG[w.defaults.delayed_design]
+    per_broker = _multipliers(w, per_consumer=False)[2]
+    table = []
+    for tick in TICKS_MS:
+        stream = delayed_stream(w, tick)
+        counts, _ = fast_counts(stream, seed)
+        total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_broker  # type: ignore[misc]
+        early = precision.early_ms(w.defaults.delayed_design, tick, stream.bits)
+        table.append(
+            {
+                "tick_ms": tick,
+                "bucket_ms": 1 << stream.bits,
+                "early_ms": early,
+                "per_broker_bytes": total,
+            }
+        )
+    return _choose(
+        DELAYED.name,
+        w.defaults.delayed_design,
+        "tick",
+        "tick_ms",
+        table,
+        budget_bytes,
+        max_early_ms,
+        "per broker",
+    )
+
+
+def recommend_nack_bits(
+    w: PlanWorkload, budget_bytes: int | None, max_early_ms: float | None, seed: int = 0
+) -> Choice:
+    """The negativeAckPrecisionBitCnt of the release's nack design, as :func:`recommend_tick`,
+    against the nack trackers of one topic (all its consumers)."""
+    design = CATALOG[w.defaults.nack_design]
+    per_topic = _multipliers(w, per_consumer=True)[1]
+    table = []
+    for bits in NACK_BITS:
+        counts, _ = fast_counts(nack_stream(w, bits), seed)
+        total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_topic  # type: ignore[misc]
+        early = precision.early_ms(w.defaults.nack_design, 0, bits)
+        table.append(
+            {
+                "nack_precision_bits": bits,
+                "bucket_ms": 1 << bits,
+                "early_ms": early,
+                "per_topic_bytes": total,
+            }
+        )
+    return _choose(
+        NACK.name,
+        w.defaults.nack_design,
+        "nack_precision_bits",
+        "nack_precision_bits",
+        table,
+        budget_bytes,
+        max_early_ms,
+        "per topic",
+    )
+
+
+def _choose(tracker, design, setting, key, table, budget, max_early, scope) -> Choice:
+    memory_key = next(k for k in table[0] if k.endswith("_bytes"))
+    fits = table
+    if budget is not None:
+        fits = [row for row in table if row[memory_key] <= budget]
+        if not fits:
+            smallest = min(row[memory_key] for row in table)
+            raise UsageError(
+                f"--budget {budget / 2**20:,.0f}MiB is below the smallest {tracker} "
+                f"({design}, {smallest / 2**20:,.1f} MiB {scope} at the coarsest setting)"
+            )
+    if max_early is not None:
+        fits = [row for row in fits if row["early_ms"] is not None and row["early_ms"] <= max_early]
+        if not fits:
+            return Choice(
+                tracker,
+                design,
+                setting,
+                None,
+                f"no setting meets both the budget and an early delivery of at most "
+                f"{max_early:g} ms",
+                table,
+            )
+        best = min(fits, key=lambda row: row[memory_key])
+        reason = f"least memory among settings delivering at most {max_early:g} ms early"
+    else:
+        best = min(fits, key=lambda row: row["early_ms"] or 0)
+        reason = "best precision within the budget" if budget is not None else "the current default"
+    return Choice(tracker, design, setting, int(best[key]), reason, table)
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def plan(
+    w: PlanWorkload,
+    *,
+    exact: bool = False,
+    budget_bytes: int | None = None,
+    max_early_ms: float | None = None,
+    seed: int = 0,
+    designs: tuple[str, ...] | None = None,
+    master: str | None = None,
+) -> Plan:
+    """Size every tracker the workload exercises; recommend settings when asked; ``designs``
+    (catalog names) keeps only those rows and the release's own."""
+    if designs is not None:
+        for name in designs:
+            CATALOG.check(name)
+    rows: list[PlanRow] = []
+    snapshot: dict[str, float] = {}
+    v = w.values
+    if v["delayed"] > 0:  # type: ignore[operator]
+        delayed, snapshot["delayed"] = delayed_rows(w, exact, seed, master)
+        rows += delayed
+    if v["nacked"] > 0:  # type: ignore[operator]
+        nacks, snapshot["nack"] = nack_rows(w, exact, seed, master)
+        rows += nacks
+    rows += pending_ack_rows(w)
+    rows += receiver_queue_rows(w)
+    if designs is not None:
+        rows = [r for r in rows if r.default or r.design in designs]
+    choices = []
+    if budget_bytes is not None or max_early_ms is not None:
+        if v["delayed"] > 0:  # type: ignore[operator]
+            choices.append(recommend_tick(w, budget_bytes, max_early_ms, seed))
+        elif v["nacked"] > 0:  # type: ignore[operator]
+            choices.append(recommend_nack_bits(w, budget_bytes, max_early_ms, seed))
+        else:
+            raise UsageError(
+                "--budget and --max-early tune the delayed index or the nack "
+                "tracker: give --delayed or --nacked above 0"
+            )
+    return Plan(w, rows, choices, exact, snapshot)

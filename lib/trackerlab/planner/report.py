@@ -1,0 +1,196 @@
+"""A plan as a broker engineer reads it: a terminal table with units, JSON or CSV.
+
+Sizes print in binary units (KiB, MiB, GiB: powers of 1024), counts with thousands
+separators, durations with their unit. :func:`answer` is the one-paragraph answer the
+terminal output and the capacity-planner report lead with.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from trackerlab.planner.plan import Plan, PlanRow
+from trackerlab.workloads.units import format_bytes, format_duration_ms
+
+
+def _count(x: float) -> str:
+    if not math.isfinite(x):
+        return "-"
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= size:
+            return f"{x / size:.3g}{unit}"
+    return f"{x:,.0f}"
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else format_duration_ms(round(x)) if x else "0"
+
+
+def _default_row(plan: Plan, tracker: str) -> PlanRow | None:
+    return next((r for r in plan.rows if r.tracker == tracker and r.default), None)
+
+
+def answer(plan: Plan) -> str:
+    """The plan in a broker engineer's words: the release's design of each tracker, totals."""
+    w = plan.workload
+    v = w.values
+    subs = f"{v['subscriptions']} subscription{'s' if v['subscriptions'] != 1 else ''}"
+    head = f"{subs} x {w.describe('rate')}"
+    if v["partitions"] != 1:
+        head += f" over {v['partitions']} partitions"
+    parts = []
+    delayed = _default_row(plan, "delayed-delivery index")
+    if delayed is not None:
+        where = "off-heap" if delayed.memory == "direct" else "heap"
+        parts.append(
+            f"delayed index {format_bytes(delayed.per_topic)} of broker {where} "
+            f"({delayed.design}, tick {w.describe('tick')}, delivered up to "
+            f"{_ms(delayed.early_ms)} early)"
+        )
+    nack = _default_row(plan, "negative-ack tracker")
+    if nack is not None:
+        parts.append(f"negative-ack trackers {format_bytes(nack.per_topic)} on the clients")
+    pending = _default_row(plan, "pending acks")
+    if pending is not None:
+        parts.append(f"pending acks {format_bytes(pending.per_topic)} on the broker")
+    queue = _default_row(plan, "receiver queue")
+    if queue is not None:
+        parts.append(f"receiver queues up to {format_bytes(queue.per_topic)} on the clients")
+    text = f"{head}: " + "; ".join(parts) + f" (per topic, Pulsar {v['pulsar_version']})."
+    if v["topics"] != 1 and delayed is not None and delayed.per_broker is not None:
+        text += (
+            f" For {v['topics']:,} such topics a broker holds "
+            f"{format_bytes(delayed.per_broker)} of delayed index."
+        )
+    for choice in plan.choices:
+        if choice.value is None:
+            text += f" {choice.reason}."
+        else:
+            unit = (
+                format_duration_ms(choice.value)
+                if choice.setting == "tick"
+                else f"{choice.value} bits"
+            )
+            text += f" Recommended {choice.setting.replace('_', ' ')}: {unit} ({choice.reason})."
+    return text
+
+
+HEADERS = (
+    ("design", 30),
+    ("", 2),
+    ("entries", 8),
+    ("steady", 11),
+    ("peak", 11),
+    ("B/entry", 8),
+    ("entries/GiB", 11),
+    ("early <=", 9),
+    ("late <=", 8),
+    ("per sub", 11),
+    ("per topic", 11),
+    ("per broker", 11),
+)
+
+
+def _cells(row: PlanRow) -> list[str]:
+    return [
+        row.design,
+        "*" if row.default else "",
+        _count(row.entries),
+        format_bytes(row.steady_bytes),
+        format_bytes(row.peak_bytes),
+        f"{row.bytes_per_entry:.3g}" if math.isfinite(row.bytes_per_entry) else "-",
+        _count(row.entries_per_gib),
+        _ms(row.early_ms),
+        _ms(row.late_ms),
+        format_bytes(row.per_subscription),
+        format_bytes(row.per_topic),
+        "-" if row.per_broker is None else format_bytes(row.per_broker),
+    ]
+
+
+def table(plan: Plan) -> str:
+    """The terminal report: answer, one table per tracker, recommendations, assumptions."""
+    w = plan.workload
+    out = [answer(plan), ""]
+    mode = "message-level snapshot (--exact)" if plan.exact else "closed forms and sampled buckets"
+    out.append(f"Steady state from {mode}; sizes are JVM bytes (heap or direct as marked), ")
+    out.append(
+        "KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.values["pulsar_version"]) + " runs."
+    )
+    trackers = list(dict.fromkeys(r.tracker for r in plan.rows))
+    for tracker in trackers:
+        rows = [r for r in plan.rows if r.tracker == tracker]
+        first = rows[0]
+        out += ["", f"{tracker}: {first.side}, one per {first.per}; memory {first.memory}"]
+        out.append(
+            "  "
+            + " ".join(h.ljust(n) if i == 0 else h.rjust(n) for i, (h, n) in enumerate(HEADERS))
+        )
+        for row in rows:
+            cells = _cells(row)
+            out.append(
+                "  "
+                + " ".join(
+                    c.ljust(n) if i == 0 else c.rjust(n)
+                    for i, (c, (_, n)) in enumerate(zip(cells, HEADERS, strict=True))
+                )
+                + (f"  ({row.note})" if row.note else "")
+            )
+    for choice in plan.choices:
+        key = "tick_ms" if choice.setting == "tick" else "nack_precision_bits"
+        scope = next(k for k in choice.table[0] if k.endswith("_bytes"))
+        out += ["", f"{choice.setting.replace('_', ' ')} for {choice.design}: {choice.reason}"]
+        out.append(
+            f"  {'setting':>10} {'bucket':>9} {'early <=':>9} {scope.removesuffix('_bytes').replace('_', ' '):>14}"
+        )
+        for row in choice.table:
+            mark = " <" if row[key] == choice.value else ""
+            setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
+            out.append(
+                f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_ms(row['early_ms']):>9} "
+                f"{format_bytes(row[scope]):>14}{mark}"
+            )
+    out += [
+        "",
+        "Assumed (Pulsar's defaults for "
+        + str(w.values["pulsar_version"])
+        + "): "
+        + ", ".join(f"{name.replace('_', '-')} {text}" for name, text in plan.assumed()),
+    ]
+    return "\n".join(out)
+
+
+def as_json(plan: Plan) -> str:
+    w = plan.workload
+    doc = {
+        "answer": answer(plan),
+        "pulsar_version": w.values["pulsar_version"],
+        "workload": {name: w.describe(name) for name in w.values},
+        "assumed": dict(plan.assumed()),
+        "exact": plan.exact,
+        "rows": [r.as_dict() for r in plan.rows],
+        "recommendations": [
+            {
+                "tracker": c.tracker,
+                "design": c.design,
+                "setting": c.setting,
+                "value": c.value,
+                "reason": c.reason,
+                "table": c.table,
+            }
+            for c in plan.choices
+        ],
+    }
+    return json.dumps(doc, indent=2, default=str)
+
+
+def as_csv(plan: Plan) -> str:
+    rows = [r.as_dict() for r in plan.rows]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    return buf.getvalue()

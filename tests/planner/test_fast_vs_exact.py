@@ -1,0 +1,100 @@
+"""The planner's fast answer (closed forms, sampled buckets) against the message-level
+snapshot (``--exact``): within 3% for every count-sized design on 20+ varied workloads."""
+
+from __future__ import annotations
+
+import pytest
+
+from trackerlab.planner.plan import delayed_rows, nack_rows
+from trackerlab.planner.workload import PlanWorkload
+
+#: Varied workloads: fixed, random and mixed delays, sparse and dense nacks, batching, buckets
+#: spanning several ledgers, short ledgers, several ticks and precisions, partitions, consumers.
+WORKLOADS = {
+    "nack dense 1m": {"rate": "2k/s", "nacked": "100%"},
+    "nack 2% 1m": {"rate": "20k/s", "nacked": "2%"},
+    "nack 5% batch 10": {"rate": "20k/s", "nacked": "5%", "batch": 10},
+    "nack 30% uniform": {"rate": "5k/s", "nacked": "30%", "nack_delay": "uniform:1s:30s"},
+    "nack 4 bits": {"rate": "5k/s", "nacked": "10%", "nack_precision_bits": 4},
+    "nack 12 bits 3 consumers": {
+        "rate": "10k/s",
+        "nacked": "10%",
+        "consumers": 3,
+        "nack_precision_bits": 12,
+        "nack_delay": "10m",
+    },
+    "nack short ledgers": {
+        "rate": "5k/s",
+        "nacked": "50%",
+        "ledger_min_rollover": "0",
+        "entries_per_ledger": 2000,
+    },
+    "delayed fixed 5m": {"rate": "5k/s", "delayed": "100%", "delay": "fixed:5m"},
+    "delayed 30% uniform 10m": {"rate": "10k/s", "delayed": "30%", "delay": "uniform:0:10m"},
+    "delayed exponential": {"rate": "2k/s", "delayed": "100%", "delay": "exponential:1m"},
+    "delayed mixture": {
+        "rate": "5k/s",
+        "delayed": "60%",
+        "delay": "mix:0.7*uniform:0:30s+0.3*fixed:5m",
+    },
+    "delayed 10% batch 100": {
+        "rate": "20k/s",
+        "delayed": "10%",
+        "delay": "uniform:0:10m",
+        "batch": 100,
+    },
+    "buckets over ledgers": {
+        "rate": "5k/s",
+        "delayed": "100%",
+        "delay": "fixed:2m",
+        "tick": "10s",
+        "entries_per_ledger": 1000,
+        "ledger_min_rollover": "0",
+    },
+    "tick 100ms": {"rate": "5k/s", "delayed": "50%", "delay": "uniform:0:2m", "tick": "100ms"},
+    "tick 1m": {"rate": "1k/s", "delayed": "100%", "delay": "uniform:0:30m", "tick": "1m"},
+    "empirical": {"rate": "5k/s", "delayed": "100%", "delay": "empirical:10s@0.5,5m@0.5"},
+    "4 partitions": {"rate": "40k/s", "partitions": 4, "delayed": "25%", "delay": "uniform:0:5m"},
+    "sparse 1% over 1h": {"rate": "2k/s", "delayed": "1%", "delay": "uniform:0:1h"},
+    "fixed 30s tick 250ms": {
+        "rate": "10k/s",
+        "delayed": "100%",
+        "delay": "fixed:30s",
+        "tick": "250ms",
+    },
+    "max rollover 1m": {
+        "rate": "5k/s",
+        "delayed": "100%",
+        "delay": "uniform:0:10m",
+        "ledger_max_rollover": "1m",
+    },
+    "nack and delayed": {
+        "rate": "5k/s",
+        "delayed": "20%",
+        "delay": "uniform:1m:5m",
+        "nacked": "3%",
+    },
+}
+
+
+def _compare(rows_fast, rows_exact):
+    for fast, exact in zip(rows_fast, rows_exact, strict=True):
+        assert fast.design == exact.design
+        assert exact.steady_bytes > 0, exact.design
+        ratio = fast.steady_bytes / exact.steady_bytes
+        assert abs(ratio - 1) <= 0.03, (fast.design, fast.steady_bytes, exact.steady_bytes)
+        assert abs(fast.peak_bytes / exact.peak_bytes - 1) <= 0.03, fast.design
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", WORKLOADS)
+def test_fast_within_3_percent_of_exact(name):
+    w = PlanWorkload.parse(WORKLOADS[name])
+    if w.values["delayed"] > 0:
+        _compare(delayed_rows(w)[0], delayed_rows(w, exact=True)[0])
+    if w.values["nacked"] > 0:
+        _compare(nack_rows(w)[0], nack_rows(w, exact=True)[0])
+
+
+def test_at_least_twenty_workloads():
+    assert len(WORKLOADS) >= 20

@@ -1,0 +1,188 @@
+"""``trackerlab plan``: the answer, its defaults, its consistency with ``reproduce``, bad input."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.conftest import assert_one_line_error
+from trackerlab.catalog import CATALOG
+from trackerlab.experiments.reproduce import reproduce
+from trackerlab.planner.plan import delayed_stream, nack_stream, plan
+from trackerlab.planner.snapshot import fast_counts
+from trackerlab.planner.workload import FIELDS, PlanWorkload
+from trackerlab.sizing.jvm import COMPRESSED
+
+WHY = [
+    "--rate",
+    "20k/s",
+    "--nacked",
+    "2%",
+    "--delayed",
+    "30%",
+    "--delay",
+    "uniform:0:1h",
+    "--subscriptions",
+    "4",
+]
+
+
+def test_the_issues_workload_in_one_command(cli):
+    """20,000 msg/s, 2% nacked, 30% delayed uniformly over 0-1 h, 4 Shared subscriptions."""
+    started = time.perf_counter()
+    result = cli("plan", *WHY, "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    rows = {(r["tracker"], r["design"]): r for r in doc["rows"]}
+    delayed = rows["delayed-delivery index", "time-buckets"]
+    assert delayed["default"] and delayed["side"] == "broker"
+    # 6,000 delayed msg/s x E[delay] 30 min = 10.8M entries per subscription
+    assert delayed["entries"] == pytest.approx(10.8e6, rel=0.01)
+    assert delayed["per_topic"] == 4 * delayed["per_subscription"]
+    assert 1.1 * 2**30 < delayed["per_topic"] < 1.5 * 2**30  # about 1.3 GiB
+    heap = rows["delayed-delivery index", "triple-heap"]
+    assert heap["steady_bytes"] == 256 * 2**20 + heap["steady_bytes"] % (256 * 2**20)
+    assert delayed["early_ms"] == 1000 + 511  # tick + 2^9 - 1
+    nack = rows["negative-ack tracker", "nack-time-buckets"]
+    assert nack["early_ms"] == 255 and nack["side"] == "client"
+    assert "nack_precision_bits" in doc["assumed"] and doc["assumed"]["tick"] == "1s"
+    assert "delayed index 1.3 GiB" in doc["answer"]
+    assert time.perf_counter() - started < 20  # whole process; about 2 s when idle
+
+
+def test_terminal_table_lists_assumptions_and_units(cli):
+    result = cli("plan", *WHY)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("4 subscriptions x 20k/s: delayed index 1.3 GiB")
+    assert "Assumed (Pulsar's defaults for 4.2): " in out and "tick 1s" in out
+    assert "per topic" in out and "entries/GiB" in out and "MiB" in out
+
+
+def test_workload_file_and_flags_share_one_vocabulary(tmp_path, cli):
+    path = tmp_path / "w.yaml"
+    path.write_text(
+        "rate: 20k/s\nnacked: 2%\ndelayed: 30%\ndelay: uniform:0:1h\nsubscriptions: 2\n"
+    )
+    from_file = json.loads(
+        cli("plan", "--workload", str(path), "--subscriptions", "4", "--json").stdout
+    )
+    from_flags = json.loads(cli("plan", *WHY, "--json").stdout)
+    assert from_file["rows"] == from_flags["rows"]  # the flag overrides the file
+
+
+def test_budget_and_precision_recommendations():
+    w = PlanWorkload.parse(
+        {"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:1h", "subscriptions": 4}
+    )
+    budget = plan(w, budget_bytes=512 * 2**20).choices[0]
+    fits = [row for row in budget.table if row["per_broker_bytes"] <= 512 * 2**20]
+    assert budget.value == min(row["tick_ms"] for row in fits) == 5000
+    early = plan(w, max_early_ms=1000).choices[0]
+    assert early.value == 500 and "755ms" not in early.reason  # 500ms: 755 ms early at most
+    assert all(row["early_ms"] > 1000 for row in early.table if row["tick_ms"] > 500)
+
+
+def test_pip393_and_blog_scenarios_agree_with_reproduce():
+    """The planner's counts sized by the catalog give reproduce's JVM values: the TimeBucket
+    blog's maps (N14-N16, AVL/AVL shape, 1e7 entries held) within 0.3%; PIP-393's test (N09:
+    1e6 nacks at 50 msg/ms, 10 bits) within 4% (the test's first and last buckets are partial
+    and start aligned; a steady state holds the same number of entries at other phases)."""
+    reps = {r.id: r for r in reproduce(["N09", "N14", "N15", "N16"])}
+    for pid, x in (("N14", 1), ("N15", 4), ("N16", 8)):
+        w = PlanWorkload.parse(
+            {
+                "rate": f"{x}k/s",
+                "delayed": "100%",
+                "delay": f"{10_000_000 // x}ms",
+                "tick": "1024ms",
+                "ledger_min_rollover": "0",
+            }
+        )
+        size = CATALOG["time-buckets"].from_counts(
+            fast_counts(delayed_stream(w))[0], "avl-avl", COMPRESSED
+        )
+        mib_per_1e7 = size.jvm_bytes / 2**20 * 1e7 / size.entries
+        assert mib_per_1e7 == pytest.approx(reps[pid].jvm_model, rel=0.003), pid
+    w = PlanWorkload.parse(
+        {
+            "rate": "50k/s",
+            "nacked": "100%",
+            "nack_delay": "20s",
+            "nack_precision_bits": 10,
+            "ledger_min_rollover": "0",
+        }
+    )
+    size = CATALOG["nack-time-buckets"].from_counts(
+        fast_counts(nack_stream(w))[0], None, COMPRESSED
+    )
+    assert size.jvm_bytes / size.entries == pytest.approx(reps["N09"].jvm_model, rel=0.04)
+
+
+def test_every_command_help_shows_defaults(cli):
+    out = " ".join(cli("plan", "--help").stdout.split())
+    for f in FIELDS:
+        assert f.flag in out
+    assert "default: 1s (Pulsar 4.2)" in out and "default: required" in out
+    assert "e.g. 20k/s" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (["--rate", "0/s"], ["--rate: the rate must be > 0"]),
+        (["--rate=-5/s"], ["--rate: cannot read rate '-5/s'"]),
+        (["--rate", "20000"], ["--rate", "e.g. 20000/s"]),
+        ([], ["--rate is required"]),
+        (["--rate", "1k/s", "--nacked", "120%"], ["--nacked must be a share in 0..1"]),
+        (["--rate", "1k/s", "--delayed=-1%"], ["--delayed: cannot read a share"]),
+        (["--rate", "1k/s", "--delayed", "30%"], ["--delay is required when --delayed is above 0"]),
+        (
+            ["--rate", "1k/s", "--delayed", "30%", "--delay", "uniform:0:3600"],
+            ["'3600' needs a unit"],
+        ),
+        (
+            ["--rate", "1k/s", "--delayed", "30%", "--delay", "uniform:0:1h", "--horizon", "30m"],
+            ["--delay", "longer than --horizon 30m"],
+        ),
+        (["--rate", "1k/s", "--pulsar-version", "9.9"], ["unknown Pulsar version '9.9'", "4.2"]),
+        (
+            ["--rate", "1k/s", "--designs", "heap"],
+            ["unknown design 'heap'; did you mean 'triple-heap'?"],
+        ),
+        (
+            ["--rate", "1k/s", "--delayed", "30%", "--delay", "1h", "--budget", "1KiB"],
+            ["--budget 0MiB is below the smallest delayed-delivery index"],
+        ),
+        (["--rate", "1k/s", "--budget", "1GiB"], ["--budget and --max-early tune"]),
+        (["--rate", "1k/s", "--tick", "0.5ms"], ["--tick must be a whole number of ms in 1ms..1d"]),
+        (["--rate", "1k/s", "--batch", "0"], ["--batch must be in 1..100,000, got 0"]),
+        (["--rate", "1k/s", "--workload", "/nope.yaml"], ["--workload: file /nope.yaml not found"]),
+        (
+            ["--rate", "1k/s", "--nacked", "2%", "--nack-delay", "empirical:/nope.csv"],
+            ["/nope.csv not found"],
+        ),
+    ],
+)
+def test_bad_input_is_one_line(cli, args, needles):
+    assert_one_line_error(cli("plan", *args), *needles)
+
+
+def test_malformed_workload_files(tmp_path, cli):
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("rate: [20k/s\n")
+    assert_one_line_error(cli("plan", "--workload", str(bad_yaml)), "bad.yaml", "not valid YAML")
+    unknown = tmp_path / "unknown.yaml"
+    unknown.write_text("rate: 20k/s\ncolour: red\n")
+    assert_one_line_error(cli("plan", "--workload", str(unknown)), "unknown workload key 'colour'")
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- rate\n")
+    assert_one_line_error(cli("plan", "--workload", str(listed)), "maps keys to values")
+    csv = tmp_path / "d.csv"
+    csv.write_text("soon,later\n")
+    assert_one_line_error(
+        cli("plan", "--rate", "1k/s", "--delayed", "1%", "--delay", f"empirical:{csv}"),
+        "is not a column of numbers",
+    )
