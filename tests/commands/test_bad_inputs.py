@@ -89,6 +89,19 @@ SIZE = ("size", "triple-heap")
             ("simulate", "delayed", "--rate", "1e9"),
             ["simulate delayed", "estimated", "--allow-large"],
         ),
+        (
+            (
+                "plan",
+                "--rate",
+                "1000k/s",
+                "--delayed",
+                "100%",
+                "--delay",
+                "fixed:10000d",
+                "--exact",
+            ),
+            ["plan --exact: the delayed snapshot holds more than", "plan without --exact"],
+        ),
         # item 9
         (("simulate", "delayed", "--designs", ""), ["--designs must not be empty"]),
         (("sweep", "--profile", "smoke", "--master", "local[0]"), ["local[N] needs N in 1..1024"]),

@@ -120,12 +120,20 @@ def _exact_estimate(workload, seed: int):
     """The cost guard's estimate of ``plan --exact``: the entries of the delayed and nack
     snapshots (trackerlab.budget); memory stays bounded by the reducer's pieces."""
     from trackerlab.budget import Estimate, machine_cores
+    from trackerlab.errors import UsageError
     from trackerlab.planner.plan import delayed_stream, nack_stream
+    from trackerlab.workloads.stream import MAX_MESSAGES
 
     entries = 0
     for key, make in (("delayed", delayed_stream), ("nacked", nack_stream)):
         if workload.values[key] > 0:
             stream = make(workload)
-            entries += stream.workload(stream.steady_time_ms(), seed)[0].messages
+            try:
+                entries += stream.workload(stream.steady_time_ms(), seed)[0].messages
+            except UsageError:
+                raise UsageError(
+                    f"plan --exact: the {key} snapshot holds more than {MAX_MESSAGES:,} "
+                    "entries, beyond any machine; plan without --exact sizes it in closed form"
+                ) from None
     seconds = 10 + entries / (EXACT_ENTRIES_PER_S_PER_CORE * machine_cores())
     return Estimate(f"plan --exact ({entries:,} entries to generate)", seconds, 2 << 30)
