@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +35,61 @@ def run_cli(*args: str, timeout: float = 300, **kwargs) -> CliResult:
         **kwargs,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def run_cli_until(
+    args: list[str],
+    pattern: str,
+    on_match: Callable[[subprocess.Popen], None],
+    env: dict[str, str] | None = None,
+    timeout: float = 300,
+) -> CliResult:
+    """Run ``python -m trackerlab ARGS`` in a process group of its own and call
+    ``on_match(proc)`` once a stderr line matches ``pattern`` (to kill it, or a part of it)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trackerlab", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(re.search(pattern, line) for line in list(lines)):
+            on_match(proc)
+            break
+        time.sleep(0.05)
+    out = proc.stdout.read()
+    proc.wait(timeout=timeout)
+    reader.join(timeout=30)
+    return CliResult(proc.returncode, out, "".join(lines))
+
+
+def file_tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder``: relative path -> content."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] Spark session per test process, shared by every Spark test (the sweep
+    tests under spark/ and the fault-injection tests under faults/)."""
+    from trackerlab.errors import UsageError
+    from trackerlab.spark.session import get_session
+
+    try:
+        session = get_session("local[2]", app_name="trackerlab-tests")
+    except UsageError as exc:  # no Java: the Spark tests cannot run here
+        pytest.skip(f"no Spark session: {exc}")
+    yield session
+    session.stop()
 
 
 @pytest.fixture

@@ -48,6 +48,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trackerlab.javacheck",
             "trackerlab.log4j",
             "trackerlab.releases",
+            "trackerlab.durable",
+            "trackerlab.safe_yaml",
+            "trackerlab.budget",
         ),
     ),
 )

@@ -3,7 +3,8 @@
 Each subcommand lives in ``trackerlab.commands.<module>`` with a ``register(subparsers)``
 function, listed in :data:`COMMAND_MODULES`; heavy imports happen inside the command handlers, so ``trackerlab --help`` and
 the error paths start fast. A :class:`~trackerlab.errors.UsageError` (and any argparse
-error) becomes one line on stderr and exit code 2; Ctrl-C exits with 130.
+error) becomes one line on stderr and exit code 2, and so does an ``OSError`` no command
+turned into one (a full disk, a permission: the file and the reason); Ctrl-C exits with 130.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from trackerlab.commands import bench, jvm_check, plan, report, reproduce, simulate, size, sweep
+from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 
 #: Modules that register subcommands, in help order.
@@ -56,3 +58,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        print(f"trackerlab: {os_error_text(exc)}", file=sys.stderr)
+        return 2

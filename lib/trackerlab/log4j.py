@@ -1,16 +1,29 @@
-"""The log4j2 configuration of every JVM trackerlab starts (Spark sessions, the JVM probe).
+"""The log4j2 configurations of the JVMs trackerlab starts.
 
-Spark's own messages go to stderr at ERROR only: sweeps and checks print their own progress.
-The file is written once to the cache folder (:func:`trackerlab.paths.cache_dir`).
+- :func:`quiet_log4j2` (the JVM probe): messages to stderr at ERROR only;
+- :func:`file_log4j2` (Spark sessions): messages at WARN to the file named by the JVM's
+  ``trackerlab.log`` system property (the session log), nothing on the terminal: a sweep
+  prints its own progress and, on failure, one line naming that file.
+
+The files are written once to the cache folder (:func:`trackerlab.paths.cache_dir`).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from trackerlab.paths import cache_dir
 
-_LOG4J2 = """\
+_SHELL_LOGGERS = """\
+# the shell loggers at ERROR: no "Setting default log level" banner
+logger.repl.name = org.apache.spark.repl.Main
+logger.repl.level = error
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
+"""
+_LOG4J2 = (
+    """\
 # trackerlab: Spark's own messages at ERROR only (sweeps print their own progress)
 rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
@@ -19,20 +32,41 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
-# the shell loggers at the root's level: no "Setting default log level" banner
-logger.repl.name = org.apache.spark.repl.Main
-logger.repl.level = error
-logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
-logger.gateway.level = error
 """
+    + _SHELL_LOGGERS
+)
+_LOG4J2_FILE = (
+    """\
+# trackerlab: Spark's own messages to the session log (-Dtrackerlab.log=FILE), none on the
+# terminal; a failed sweep prints one line naming the file
+rootLogger.level = warn
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = ${sys:trackerlab.log:-/dev/null}
+appender.file.append = true
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+    + _SHELL_LOGGERS
+)
+
+
+def _written(name: str, text: str) -> Path:
+    path = cache_dir() / "spark" / name
+    if not path.exists() or path.read_text() != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text)
+        tmp.replace(path)
+    return path
 
 
 def quiet_log4j2() -> Path:
-    """The configuration file's path, written (atomically) when missing or outdated."""
-    path = cache_dir() / "spark" / "log4j2-trackerlab.properties"
-    if not path.exists() or path.read_text() != _LOG4J2:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{id(path)}")
-        tmp.write_text(_LOG4J2)
-        tmp.replace(path)
-    return path
+    """The console configuration's path, written (atomically) when missing or outdated."""
+    return _written("log4j2-trackerlab.properties", _LOG4J2)
+
+
+def file_log4j2() -> Path:
+    """The session-log configuration's path (see the module docstring)."""
+    return _written("log4j2-trackerlab-file.properties", _LOG4J2_FILE)

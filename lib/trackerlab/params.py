@@ -17,14 +17,31 @@ from trackerlab.errors import UsageError
 
 T = TypeVar("T")
 
+#: Seeds: the counter-based generator (:mod:`trackerlab.rng`) packs a seed and a stream
+#: number into one 64-bit key, ``seed * 256 + stream``, so seeds have 56 bits; a larger one
+#: would alias a smaller one.
+MAX_SEED = (1 << 56) - 1
+#: Ledger ids and other Java ``long`` values.
+MAX_LONG = (1 << 63) - 1
+
+
+def _num(x: float) -> str:
+    """A bound as people read it: ``1e-09``, ``1e+06``, ``2^63 - 1``, ``100000``."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        for bits in (31, 32, 53, 56, 62, 63, 64):
+            if x == (1 << bits) - 1:
+                return f"2^{bits} - 1"
+        return str(x)
+    return f"{x:g}"
+
 
 def _range_text(lo: float | None, hi: float | None, *, lo_open: bool = False) -> str:
     if lo is not None and hi is not None:
-        return f"in {lo}..{hi}" if not lo_open else f"> {lo} and <= {hi}"
+        return f"in {_num(lo)}..{_num(hi)}" if not lo_open else f"> {_num(lo)} and <= {_num(hi)}"
     if lo is not None:
-        return f"> {lo}" if lo_open else f">= {lo}"
+        return f"> {_num(lo)}" if lo_open else f">= {_num(lo)}"
     if hi is not None:
-        return f"<= {hi}"
+        return f"<= {_num(hi)}"
     return ""
 
 
@@ -79,6 +96,21 @@ def check_float(
 def check_positive(name: str, value: object) -> float:
     """Return ``value`` as a float > 0 (rates, durations), or raise UsageError."""
     return check_float(name, value, 0, None, lo_open=True)
+
+
+def check_seed(name: str, value: object) -> int:
+    """A seed in ``0..2^56 - 1`` (see :data:`MAX_SEED`), or UsageError."""
+    try:
+        return check_int(name, value, 0, MAX_SEED)
+    except UsageError:
+        raise UsageError(f"{name} must be an integer in 0..2^56 - 1, got {value!r}") from None
+
+
+def check_text(name: str, value: object) -> str:
+    """A non-empty string (an empty ``--only ''`` must not mean "everything")."""
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{name} must not be empty, got {value!r}")
+    return value.strip()
 
 
 def check_choice(name: str, value: object, choices: Iterable[T]) -> T:

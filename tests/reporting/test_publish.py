@@ -7,8 +7,11 @@ from trackerlab.reporting import publish
 
 
 def _tree(folder):
+    """Every file but the list of the files trackerlab wrote (checked on its own)."""
     return {
-        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != getattr(publish, "OWNED_LIST", None)
     }
 
 
@@ -84,3 +87,72 @@ def test_concurrent_publish_is_refused(tmp_path):
     ):
         pass
     assert os.path.isdir(out)
+
+
+def test_files_others_add_edit_or_remove_during_a_run_are_respected(tmp_path):
+    """Before issue 16 the copy made at the start replaced the folder: a note written to
+    --out while the report rendered was gone afterwards."""
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "report.html").write_text("old report")
+    (out / "edited.txt").write_text("v1")
+    (out / "removed.txt").write_text("bye")
+    logs: list[str] = []
+    with publish.staged(out, logs.append) as stage:
+        (stage / "report.html").write_text("new report")
+        (out / "note.txt").write_text("written while rendering")
+        (out / "sub").mkdir()
+        (out / "sub" / "deep.txt").write_text("deep")
+        (out / "edited.txt").write_text("v2")
+        (out / "removed.txt").unlink()
+    assert _tree(out) == {
+        "report.html": b"new report",
+        "note.txt": b"written while rendering",
+        "sub/deep.txt": b"deep",
+        "edited.txt": b"v2",
+    }
+    assert logs == [
+        f"{out}: kept 3 files trackerlab did not write (edited.txt, note.txt, sub/deep.txt)"
+    ]
+
+
+def test_a_run_deletes_only_files_trackerlab_wrote(tmp_path):
+    out = tmp_path / "reports"
+    with publish.staged(out) as stage:
+        (stage / "_failed").mkdir()
+        (stage / "_failed" / "nb.ipynb").write_text("failed copy")
+    (out / "_failed" / "nb.notes.txt").write_text("the user's")
+    with publish.staged(out) as stage:  # a run clearing nb's failure: rm _failed/nb.*
+        for stale in (stage / "_failed").glob("nb.*"):
+            stale.unlink()
+    assert _tree(out) == {"_failed/nb.notes.txt": b"the user's"}
+
+
+def test_leftovers_of_killed_runs_are_removed_by_the_next_run(tmp_path):
+    out = tmp_path / "reports"
+    out.mkdir()
+    left = [tmp_path / ".reports.staging-dead1", tmp_path / ".reports.probe-dead2"]
+    for folder in left:
+        folder.mkdir()
+        (folder / "index.html").write_text("5.8 MB of a killed run")
+    (tmp_path / ".reports.42.tmp").write_text("x")
+    (tmp_path / ".other.staging-x").mkdir()  # another folder's: not ours to remove
+    logs: list[str] = []
+    with publish.staged(out, logs.append):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.staging-x", "reports"]
+    assert logs[0] == "removed 3 leftover staging or temporary files of killed runs"
+
+
+@pytest.mark.parametrize("bad", ["", " ", ".", "/"])
+def test_empty_or_unsafe_out_is_refused(tmp_path, monkeypatch, bad):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UsageError, match="--out"):
+        publish.check_out(bad)
+    (tmp_path / "sub").mkdir(exist_ok=True)
+    with pytest.raises(UsageError, match="refusing to publish into the current folder"):
+        publish.check_out(tmp_path / "sub" / "..")
+    (tmp_path / "proj" / ".git").mkdir(parents=True)
+    with pytest.raises(UsageError, match=r"holding a \.git repository"):
+        publish.check_out(tmp_path / "proj")
+    assert publish.check_out(tmp_path / "reports") == tmp_path / "reports"

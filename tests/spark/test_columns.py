@@ -54,3 +54,17 @@ def test_columns_equal_workload_chunk(spark, delay):
 def test_signed64_wraps_like_uint64():
     assert signed64(0x9E3779B97F4A7C15) == 0x9E3779B97F4A7C15 - (1 << 64)
     assert signed64(5) == 5 and signed64(-1) == -1
+
+
+@pytest.mark.parametrize("rate", [4.9e-7, 1 / 3, 3.14159, 1e-9 * 7])
+def test_publish_times_at_tiny_and_irrational_rates(spark, rate):
+    """The overflow-free integer form of floor(i / rate) agrees in numpy and Spark SQL (before
+    issue 16 rates below 5e-7 msg/ms rounded to 0 and divided by zero)."""
+    w = Workload.from_options(50_000, rate, seed=3)
+    got = messages_frame(spark, w, 10, 0, 50_000, 2).toPandas()
+    want = w.chunk(0, 50_000)
+    assert np.array_equal(got.publish_ms, want.publish_ms)
+    assert (
+        want.publish_ms[-1] - w.start_ms == int(49_999 / rate)
+        or abs((want.publish_ms[-1] - w.start_ms) - 49_999 / rate) <= 49_999 / rate * 1e-12 + 1
+    )

@@ -13,6 +13,7 @@ from trackerlab.spark.grid import (
     load_profile,
     parse_grid,
     point_seed,
+    workload_identity,
 )
 
 GOOD = """\
@@ -182,3 +183,23 @@ def test_cli_dry_run_lists_points(cli, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "20 points, 420,000 messages, 0 done" in result.stdout
     assert not (tmp_path / "x").exists()
+
+
+def test_the_resume_key_follows_the_content_of_delay_files(tmp_path):
+    """A changed empirical delay CSV used to keep its key (the path), so a resumed sweep
+    reused results computed from the old file."""
+    csv = tmp_path / "delays.csv"
+    text = "messages: 1000\nrate_per_ms: 1\ntrim_bits: 8\ndelay: empirical:delays.csv\n"
+    grid_file = tmp_path / "g.yaml"
+    grid_file.write_text(text)
+    csv.write_text("100\n200\n")
+    first = load_grid(grid_file).points[0]
+    again = load_grid(grid_file).points[0]
+    csv.write_text("100\n300\n")
+    changed = load_grid(grid_file).points[0]
+    assert first.key == again.key and first.seed == again.seed
+    assert changed.key != first.key
+    assert changed.columns()["delay_inputs"] != first.columns()["delay_inputs"] != ""
+    plain = parse_grid({"messages": 1000, "rate_per_ms": 1, "trim_bits": 8}, "p", "t").points[0]
+    # file-free grids keep their keys: existing sweep folders still resume
+    assert "delay_inputs" not in workload_identity(plain)

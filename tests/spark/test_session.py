@@ -1,7 +1,11 @@
-"""Session builder errors: one line, before anything is written (no JVM needed)."""
+"""Session builder errors: one line, before anything is written (no JVM needed).
+
+Executor waiting and package shipping run against a real standalone cluster in
+``test_cluster.py``."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 
@@ -55,44 +59,6 @@ def test_cli_unreachable_master_writes_nothing(cli, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
 
-class _FakeContext:
-    master = "spark://10.0.0.1:7077"
-
-    def __init__(self, executors: int) -> None:
-        self.executors = executors
-
-        class Status:
-            def size(inner) -> int:
-                return self.executors
-
-        class Sc:
-            def getExecutorMemoryStatus(inner):
-                return Status()
-
-        class Jsc:
-            def sc(inner):
-                return Sc()
-
-        self._jsc = Jsc()
-
-
-class _FakeSession:
-    def __init__(self, executors: int) -> None:
-        self.sparkContext = _FakeContext(executors)
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-
-def test_cluster_without_executors_is_a_bounded_usage_error():
-    fake = _FakeSession(executors=1)  # the driver only
-    with pytest.raises(UsageError, match=r"no executor registered.*within 0 s"):
-        session.wait_for_executors(fake, timeout_s=0.2)
-    assert fake.stopped
-    session.wait_for_executors(_FakeSession(executors=3), timeout_s=0.2)
-
-
 def test_java_reason_is_the_java_exception_first_line():
     class _Java:
         def toString(self):  # py4j calls the Java method by its name
@@ -105,3 +71,61 @@ def test_java_reason_is_the_java_exception_first_line():
     assert session._java_reason(wrapped) == "java.lang.IllegalStateException: stopped SparkContext"
     assert session._java_reason(RuntimeError("first\nsecond")) == "first"
     assert session._java_reason(RuntimeError()) == "RuntimeError"
+
+
+def test_ctrl_c_while_spark_starts_is_one_line_and_leaves_no_jvm(tmp_path):
+    """Before issue 16: a Java stack (NoSuchFileException of the gateway's connection file)
+    on the terminal, and an orphan JVM that lived on."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.conftest import REPO
+    from tests.spark.cluster import children
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "trackerlab",
+            "sweep",
+            "--profile",
+            "smoke",
+            "--out",
+            str(tmp_path / "s"),
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    jvm = None
+    deadline = time.monotonic() + 120
+    while jvm is None and time.monotonic() < deadline and proc.poll() is None:
+        for pid in children(proc.pid):
+            with contextlib.suppress(OSError):
+                if (
+                    b"org.apache.spark.deploy.SparkSubmit"
+                    in Path(f"/proc/{pid}/cmdline").read_bytes()
+                ):
+                    jvm = pid  # the driver JVM (not the `java -version` of the Java check)
+        time.sleep(0.05)
+    assert jvm is not None, "the JVM never started"
+    time.sleep(0.5)  # inside the launch
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert [line for line in stderr.splitlines() if line.strip()] == ["trackerlab: interrupted"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and Path(f"/proc/{jvm}").exists():
+        time.sleep(0.2)
+    state = (
+        Path(f"/proc/{jvm}/stat").read_text().split()[2]
+        if Path(f"/proc/{jvm}").exists()
+        else "gone"
+    )
+    assert state in ("gone", "Z"), f"the JVM {jvm} lives on ({state})"
+    assert not (tmp_path / "s").exists()

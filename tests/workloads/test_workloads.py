@@ -133,9 +133,13 @@ def test_bad_patterns(text, message):
 
 
 def test_bad_workload_parameters():
-    with pytest.raises(UsageError, match="rate \\(messages per ms\\) must be a number > 0"):
+    with pytest.raises(
+        UsageError, match=r"rate \(messages per ms\) must be a number in 1e-09\.\.1e\+06, got -1"
+    ):
         Workload.from_options(10, -1)
-    with pytest.raises(UsageError, match="entries per ledger must be an integer >= 1"):
+    with pytest.raises(
+        UsageError, match=r"entries per ledger must be an integer in 1\.\.2\^31 - 1"
+    ):
         Workload(10, entries_per_ledger=0)
     with pytest.raises(UsageError, match="unknown rate unit"):
         Workload.from_options(10, 1, rate_unit="h")
@@ -161,3 +165,45 @@ def test_last_message_per_entry_groups_batches_and_rolls_ledgers():
         Workload.from_options(1000, 1, pattern="burst:5:95", batch_size=10)
     )
     assert len(some[0]) == 10  # messages 0-4, 100-104, ...: one entry in ten
+
+
+@pytest.mark.parametrize("rate", [5.1e-7, 4.9e-7, 1e-9, 1 / 3, 0.1, 8.0, 1e6, 2 / 7 * 1e-4])
+def test_rate_fraction_is_exact_or_closest_and_never_zero(rate):
+    """Before issue 16 ``limit_denominator(10^6)`` gave 0/1 below 5e-7 msg/ms."""
+    from fractions import Fraction
+
+    from trackerlab.workloads.stream import publish_offsets, rate_fraction
+
+    num, den = rate_fraction(rate)
+    assert num >= 1 and num * den < 1 << 62
+    assert abs(num / den - rate) <= rate * 1e-12
+    index = np.array([0, 1, 2, 999, 10**9, 10**11 - 1], dtype=np.int64)
+    index = index[index / rate < 2**53]  # what a Workload accepts (its end below 2^53 ms)
+    want = [int(Fraction(int(i)) * den // num) for i in index]
+    assert publish_offsets(index, num, den).tolist() == want
+
+
+def test_tiny_rates_spread_messages_one_bucket_each():
+    """1000 messages at 5.1e-7 and at 4.9e-7 msg/ms are ~2e6 ms apart: 1000 buckets of
+    1024 ms each, not one (the 4.9e-7 run used to give one bucket and a divide warning)."""
+    import warnings
+
+    for rate in (5.1e-7, 4.9e-7):
+        w = Workload.from_options(1000, rate)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            chunk = w.chunk(0, 1000)
+        buckets = np.unique(chunk.deliver_at >> 10)
+        assert len(buckets) == 1000
+        assert chunk.publish_ms[1] - chunk.publish_ms[0] == int(1 / rate)
+
+
+def test_times_and_ledgers_that_cannot_be_represented_are_refused():
+    with pytest.raises(UsageError, match="end past 2\\^53 ms"):
+        Workload.from_options(10**12, 1e-9)
+    with pytest.raises(UsageError, match="start ledger must be an integer in 0\\.\\."):
+        Workload(10, start_ledger=(1 << 63) - 1, entries_per_ledger=1)
+    with pytest.raises(UsageError, match="seed must be an integer in 0\\.\\.2\\^56 - 1"):
+        Workload(10, seed=1 << 64)
+    with pytest.raises(UsageError, match="longer than 1000 years"):
+        Workload.from_options(10, 1, delay="uniform:0:1e30ms")

@@ -10,6 +10,7 @@ import argparse
 from collections.abc import Callable
 
 from trackerlab.errors import UsageError
+from trackerlab.params import check_text
 
 
 def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
@@ -33,6 +34,11 @@ def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
 
 def _run_heaps(args: argparse.Namespace) -> int:
     from trackerlab.bench.heaps import bench_heaps, format_rows
+    from trackerlab.params import check_int, check_seed
+
+    check_int("--messages", args.messages, 1, 10**9)
+    check_int("--loop-messages", args.loop_messages, 1, 10**7)
+    check_seed("--seed", args.seed)
 
     print(format_rows(bench_heaps(args.messages, args.loop_messages, args.seed)))
     return 0
@@ -132,9 +138,14 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
     from trackerlab.models.design import PENDING_ACKS
 
     layouts = CATALOG.names(tracker=PENDING_ACKS)
-    chosen = tuple(CATALOG.check(n, layouts) for n in _csv(args.layouts)) if args.layouts else ()
+    if args.layouts is None:
+        chosen = layouts
+    else:  # an empty --layouts '' is a mistake, not "all"
+        chosen = tuple(
+            CATALOG.check(n, layouts) for n in _csv(check_text("--layouts", args.layouts))
+        )
     cfg = BenchConfig(
-        layouts=chosen or layouts,
+        layouts=chosen,
         ledgers=_ints("--ledgers", args.ledgers),
         cycles=tuple(_csv(args.cycles)),
         entries=args.entries,
@@ -227,14 +238,16 @@ def _run_sweep(args: argparse.Namespace) -> int:
     import sys
 
     from trackerlab.bench.sweep import format_runs, grids_from_options, run_bench
+    from trackerlab.params import check_int
     from trackerlab.spark.grid import parse_count
 
     messages = []
-    for part in _csv(args.messages):
+    for part in _csv(check_text("--messages", args.messages)):
         try:
-            messages.append(parse_count("--messages", part))
+            count = parse_count("--messages", part)
         except UsageError as exc:
             raise UsageError(f"--messages: {exc}") from None
+        messages.append(check_int("--messages", count, 10**4, 10**11))
     tick = None if args.trim_bits is not None else args.tick
     grids = grids_from_options(
         messages,

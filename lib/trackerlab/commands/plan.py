@@ -56,6 +56,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--seed", default="0", help="seed of the sampled buckets and messages (default: 0)"
     )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="with --exact: run even when the estimated time or memory exceeds this machine",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON document")
     fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
@@ -84,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
         designs = tuple(d.strip() for d in args.designs.split(",") if d.strip())
         if not designs:
             raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
+    if args.exact:
+        from trackerlab.budget import check as check_budget
+
+        check_budget(_exact_estimate(workload, seed), args.allow_large)
     result = plan(
         workload,
         exact=args.exact,
@@ -100,3 +109,31 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(table(result))
     return 0
+
+
+#: ``plan --exact`` generates and folds every entry of its snapshots with the sweeps'
+#: reducer: the sweep engine's measured random-delay rate per core (spark/sweep.py).
+EXACT_ENTRIES_PER_S_PER_CORE = 2.5e6
+
+
+def _exact_estimate(workload, seed: int):
+    """The cost guard's estimate of ``plan --exact``: the entries of the delayed and nack
+    snapshots (trackerlab.budget); memory stays bounded by the reducer's pieces."""
+    from trackerlab.budget import Estimate, machine_cores
+    from trackerlab.errors import UsageError
+    from trackerlab.planner.plan import delayed_stream, nack_stream
+    from trackerlab.workloads.stream import MAX_MESSAGES
+
+    entries = 0
+    for key, make in (("delayed", delayed_stream), ("nacked", nack_stream)):
+        if workload.values[key] > 0:
+            stream = make(workload)
+            try:
+                entries += stream.workload(stream.steady_time_ms(), seed)[0].messages
+            except UsageError:
+                raise UsageError(
+                    f"plan --exact: the {key} snapshot holds more than {MAX_MESSAGES:,} "
+                    "entries, beyond any machine; plan without --exact sizes it in closed form"
+                ) from None
+    seconds = 10 + entries / (EXACT_ENTRIES_PER_S_PER_CORE * machine_cores())
+    return Estimate(f"plan --exact ({entries:,} entries to generate)", seconds, 2 << 30)

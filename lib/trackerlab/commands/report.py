@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--profile", default="default", help="smoke, default or large (default: default)"
     )
     p.add_argument("--only", nargs="+", metavar="NAME", help="notebook names (file stems) to run")
-    p.add_argument("--out", type=Path, help="output folder (default: reports/)")
+    p.add_argument("--out", help="output folder (default: reports/)")
     p.add_argument(
         "-p",
         "--param",
@@ -31,6 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="override a parameter (VALUE is read as YAML: 10, 0.5, true, text)",
     )
     p.add_argument("--notebooks", type=Path, help="folder of notebooks (default: notebooks/)")
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
     p.set_defaults(func=run_report)
 
     n = subparsers.add_parser(
@@ -46,7 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_report(args: argparse.Namespace) -> int:
     from trackerlab.reporting.runner import run_report as run
 
-    result = run(args.profile, args.only, args.out, args.notebooks, args.param)
+    result = run(
+        args.profile, args.only, args.out, args.notebooks, args.param, allow_large=args.allow_large
+    )
     for failure in result.failures:
         print(
             f"trackerlab: notebook {failure.name} failed in {failure.cell}: {failure.error} "
@@ -59,14 +66,15 @@ def run_report(args: argparse.Namespace) -> int:
 
 def list_notebooks(args: argparse.Namespace) -> int:
     from trackerlab.paths import notebooks_dir
-    from trackerlab.reporting.notebooks import discover, papermill_parameters
+    from trackerlab.reporting.notebooks import discover, inspect, papermill_parameters
     from trackerlab.reporting.profiles import get_profile
 
     folder = (args.notebooks or notebooks_dir()).resolve()
     profile = None
-    if args.profile:
+    if args.profile is not None:
         profile = get_profile(folder, args.profile)
     for name, path in discover(folder).items():
+        inspect(path)  # a damaged notebook: one line, before papermill reads it
         print(
             f"{name}  ({path.relative_to(folder.parent) if folder.parent in path.parents else path})"
         )

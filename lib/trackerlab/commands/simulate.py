@@ -12,6 +12,11 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+#: Stated ranges of the simulations' rates (msg/s) and durations (s); the cost guard
+#: (trackerlab.budget) bounds what is practical within them.
+MAX_RATE_PER_S = 1e9
+MAX_DURATION_S = 1e7
+
 
 def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.description = (
@@ -80,7 +85,16 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (ticker phases, router start)")
     p.add_argument("--csv", type=Path, help="write the sampled time series to this CSV file")
     p.add_argument("--sample-ms", type=float, default=100.0, help="sampling period (default 100)")
+    _add_allow_large(p)
     p.set_defaults(func=run_receiver_queue)
+
+
+def _add_allow_large(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
 
 
 def _add_delayed(p: argparse.ArgumentParser) -> None:
@@ -127,6 +141,7 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
         "for the defaults, the --designs default)",
     )
     p.add_argument("--csv", type=Path, help="also write the time series to this CSV file")
+    _add_allow_large(p)
     p.set_defaults(func=run_delayed)
 
 
@@ -181,13 +196,25 @@ def add_model_commands(
 
 
 def run_receiver_queue(args: argparse.Namespace) -> int:
+    from trackerlab.budget import check as check_budget
+    from trackerlab.experiments.costs import receiver_queue_estimate
     from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
     from trackerlab.models.receiver_queue import HarnessConfig, simulate
+    from trackerlab.params import check_float, check_int, check_seed
     from trackerlab.workloads.units import parse_bytes, parse_rate_per_ms
 
     rate = parse_rate_per_ms(args.rate, "--rate") * 1000
     app_rate = parse_rate_per_ms(args.app_rate, "--app-rate") * 1000 if args.app_rate else None
     memory_limit = parse_bytes(args.memory_limit, "--memory-limit")
+    check_float("--rate (msg/s)", rate, 1, MAX_RATE_PER_S)
+    check_int("--partitions", args.partitions, 1, 1000)
+    check_float("--duration-s", args.duration_s, 0, MAX_DURATION_S, lo_open=True)
+    check_float("--sample-ms", args.sample_ms, 0.001, args.duration_s * 1000)
+    check_seed("--seed", args.seed)
+    check_budget(
+        receiver_queue_estimate(rate, args.duration_s, args.partitions, args.sample_ms),
+        args.allow_large,
+    )
     options = dict(
         client=args.client,
         rate=rate,
@@ -285,7 +312,17 @@ def _profile_options(name: str) -> dict[str, object]:
 
 
 def run_delayed(args: argparse.Namespace) -> int:
+    from trackerlab.budget import check as check_budget
+    from trackerlab.experiments.costs import delayed_estimate
     from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
+    from trackerlab.params import check_float, check_seed, check_text
+
+    if args.designs is not None:
+        check_text("--designs", args.designs)
+    if args.rate is not None:
+        check_float("--rate", args.rate, 0, MAX_RATE_PER_S, lo_open=True)
+    if args.seed is not None:
+        check_seed("--seed", args.seed)
 
     options: dict[str, object] = _profile_options(args.profile) if args.profile else {}
     given = {
@@ -311,6 +348,7 @@ def run_delayed(args: argparse.Namespace) -> int:
 
     release, version_options = scenario_options(args.pulsar_version, options)
     scenario = DelayedScenario.from_options(**version_options)
+    check_budget(delayed_estimate(scenario.rate_per_s, scenario.days), args.allow_large)
     out = _open_csv(args.csv) if args.csv else None
     result = simulate(scenario)
     print(result.format_summary())

@@ -84,6 +84,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--shape", default=None, help=OPTIONS["shape"] + "%(default).0s")
     p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
     p.set_defaults(func=run)
 
     q = subparsers.add_parser(
@@ -97,12 +102,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from trackerlab import releases
+    from trackerlab.budget import check as check_budget
     from trackerlab.catalog import CATALOG, size
     from trackerlab.catalog import versioned as cv
     from trackerlab.errors import UsageError
+    from trackerlab.experiments.costs import size_estimate
+    from trackerlab.params import MAX_SEED, check_float
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
     from trackerlab.workloads.delay_spec import DelaySpec
-    from trackerlab.workloads.stream import PatternSpec, Workload
+    from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS, PatternSpec, Workload
     from trackerlab.workloads.units import parse_count, parse_duration_ms, parse_rate_per_ms
 
     buildable = CATALOG.names("build")
@@ -123,11 +131,16 @@ def run(args: argparse.Namespace) -> int:
         args.entries_per_ledger = str(defaults["entries_per_ledger"])
     # the options first, with their flag names, then the design
     messages = parse_count(args.messages, "--messages", 0, 10**11)
-    rate = parse_rate_per_ms(args.rate, "--rate")
+    rate = check_float(
+        "--rate (messages per ms)",
+        parse_rate_per_ms(args.rate, "--rate"),
+        MIN_RATE_PER_MS,
+        MAX_RATE_PER_MS,
+    )
     batch = parse_count(args.batch, "--batch", 1, 100_000)
     epl = parse_count(args.entries_per_ledger, "--entries-per-ledger", 1, 1 << 30)
     start_ledger = parse_count(args.start_ledger, "--start-ledger", 0, (1 << 62))
-    seed = parse_count(args.seed, "--seed", 0, (1 << 63) - 1)
+    seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
     tick = parse_duration_ms(args.tick, "--tick")
     if not (1 <= tick <= 86_400_000 and float(tick).is_integer()):
         raise UsageError(f"--tick must be a whole number of ms in 1ms..1d, got {args.tick!r}")
@@ -144,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     tracker = cv.TRACKER_ALIASES.get(args.design)
     if tracker is None:
         CATALOG.check(args.design, buildable)
+    check_budget(size_estimate(args.design, messages), args.allow_large)
     workload = Workload(
         messages,
         rate,

@@ -36,26 +36,42 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--dry-run",
         action="store_true",
-        help="validate the grid and list its points (done or to do), without Spark",
+        help="validate the grid and list its points (done or to do) and the estimated cost, "
+        "without Spark",
+    )
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
     )
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    from trackerlab.params import check_text
     from trackerlab.paths import data_dir
     from trackerlab.spark.grid import load_grid, load_profile
     from trackerlab.spark.store import SweepStore
 
-    grid = load_grid(args.grid) if args.grid else load_profile(args.profile)
+    for flag in ("grid", "profile", "out", "master"):
+        if getattr(args, flag) is not None:  # '' is a mistake, never "the default"
+            check_text(f"--{flag}", getattr(args, flag))
+    grid = load_grid(args.grid) if args.grid is not None else load_profile(args.profile)
     out = args.out or str(data_dir() / "sweeps" / grid.name)
     if args.dry_run:
+        from trackerlab.spark.sweep import estimate_sweep
+
         done = SweepStore(out).completed(p.key for p in grid.points)
         for p in grid.points:
             state = "done" if p.key in done else "todo"
             print(f"{p.grid_row:4d} {state} {p.block}: {p.label()}")
-        print(f"{len(grid.points)} points, {grid.messages:,} messages, {len(done)} done in {out}")
+        cost = estimate_sweep(grid).text()
+        print(
+            f"{len(grid.points)} points, {grid.messages:,} messages, {len(done)} done in {out}; "
+            f"all of it: {cost} on this machine"
+        )
         return 0
     from trackerlab.spark.sweep import run_sweep
 
-    run_sweep(grid, out, master=args.master)
+    run_sweep(grid, out, master=args.master, allow_large=args.allow_large)
     return 0

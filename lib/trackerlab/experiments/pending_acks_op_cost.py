@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from trackerlab.errors import UsageError
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.layouts import (
     LAYOUTS,
@@ -205,15 +206,20 @@ class BenchConfig:
     treemap_store: str = "jmh"
 
     def __post_init__(self) -> None:
+        check_int("--entries", self.entries, 2, 10_000_000)  # first: --ledgers is bounded by it
+        check_int("--ops", self.ops, 1, 100_000_000)
+        check_int("--repeats", self.repeats, 1, 100)
+        for name, values in (("--layouts", self.layouts), ("--cycles", self.cycles)):
+            if not values:
+                raise UsageError(f"{name} must name at least one value")
+        if not self.ledgers:
+            raise UsageError("--ledgers must name at least one ledger spread")
         for layout in self.layouts:
             check_layout(layout, "--layouts")
         for cycle in self.cycles:
             check_choice("--cycles", cycle, CYCLES)
         for n in self.ledgers:
             check_int("--ledgers", n, 1, self.entries)
-        check_int("--entries", self.entries, 2)
-        check_int("--ops", self.ops, 1)
-        check_int("--repeats", self.repeats, 1)
         check_choice("--treemap-store", self.treemap_store, ("jmh", "pulsar"))
 
 

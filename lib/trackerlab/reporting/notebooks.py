@@ -8,11 +8,13 @@ derived value there would silently keep its default (see papermill's "parameteri
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 
 
@@ -40,9 +42,15 @@ class NotebookInfo:
 
 def discover(notebooks_dir: Path) -> dict[str, Path]:
     """Map notebook name (file stem) to path, for every ``*.ipynb`` in ``notebooks_dir``."""
+    if notebooks_dir.exists() and not notebooks_dir.is_dir():
+        raise UsageError(f"notebooks folder {notebooks_dir} is a file, not a folder")
     if not notebooks_dir.is_dir():
         raise UsageError(f"notebooks folder {notebooks_dir} does not exist")
-    return {p.stem: p for p in sorted(notebooks_dir.glob("*.ipynb"))}
+    try:
+        names = sorted(e.name for e in os.scandir(notebooks_dir) if e.name.endswith(".ipynb"))
+    except OSError as exc:  # glob would hide it and list nothing
+        raise UsageError(f"cannot read the notebooks folder {os_error_text(exc)}") from None
+    return {Path(n).stem: notebooks_dir / n for n in names}
 
 
 def parameters_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
@@ -98,7 +106,18 @@ def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
 
 def inspect(path: Path) -> NotebookInfo:
     """Read a notebook's title and parameters (the same cell papermill injects after)."""
-    nb = nbformat.read(path, as_version=4)
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except OSError as exc:
+        raise UsageError(f"cannot read notebook {os_error_text(exc)}") from None
+    except Exception as exc:  # nbformat: NotJSONError, ValidationError, UnicodeDecodeError...
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+        raise UsageError(f"notebook {path} is not a valid notebook ({reason})") from None
     cell = parameters_cell(nb)
-    params = parse_parameters(cell.source, path.name) if cell is not None else ()
+    try:
+        params = parse_parameters(cell.source, path.name) if cell is not None else ()
+    except SyntaxError as exc:
+        raise UsageError(f"{path.name}: parameters cell line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     return NotebookInfo(path.stem, path, notebook_title(nb, path.stem), params)

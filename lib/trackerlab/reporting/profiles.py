@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
+from trackerlab import safe_yaml
+from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 from trackerlab.params import check_choice
 from trackerlab.reporting.notebooks import NotebookInfo, Parameter, inspect
@@ -33,11 +33,14 @@ class Profile:
 def load_profiles(path: Path) -> dict[str, Profile]:
     """Read every profile from ``path``; raise UsageError if the file is missing or malformed."""
     try:
-        raw = yaml.safe_load(path.read_text())
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"profile file {path} not found") from None
-    except yaml.YAMLError as exc:
-        raise UsageError(f"profile file {path} is not valid YAML: {exc}".splitlines()[0]) from None
+    except UnicodeDecodeError:
+        raise UsageError(f"profile file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read profile file {os_error_text(exc)}") from None
+    raw = safe_yaml.load(text, f"profile file {path}")  # bounded: aliases, nesting, size
     if not isinstance(raw, dict):
         raise UsageError(f"profile file {path} must map profile names to settings")
     profiles = {}
@@ -112,8 +115,10 @@ def parse_override(text: str) -> tuple[str | None, str, object]:
         raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {text!r}")
     notebook, _, name = key.rpartition(":")
     try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError:
+        value = safe_yaml.load(raw, f"-p {text}")
+    except UsageError as exc:
+        if ": refused:" in str(exc):  # an alias bomb or a deep nest: never text
+            raise
         value = raw
     return (notebook or None), name, value
 

@@ -24,12 +24,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trackerlab.errors import UsageError
+from trackerlab.params import check_text
+from trackerlab.paths import cache_dir
 from trackerlab.reporting import notebooks as nbs
 from trackerlab.reporting.index import FAILED_DIR, write_index
 from trackerlab.reporting.profiles import get_profile, resolve
-from trackerlab.reporting.publish import check_writable, staged
+from trackerlab.reporting.publish import check_out, check_writable, publish_error, staged
+from trackerlab.reporting.ranges import check_ranges, estimate_report
 
 KERNEL_NAME = "trackerlab-python"
+KERNEL_LOG_ENV = "TRACKERLAB_KERNEL_LOG"
 
 
 @dataclass
@@ -72,15 +76,32 @@ def plan(
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     params = resolve(profile, infos, selected, overrides)
+    check_ranges(params)
     return infos, params
 
 
+def full_parameters(
+    infos: dict[str, nbs.NotebookInfo], params: dict[str, dict[str, object]]
+) -> dict[str, dict[str, object]]:
+    """Each selected notebook's values: its defaults, then the resolved ones."""
+    return {n: {p.name: p.default for p in infos[n].parameters} | v for n, v in params.items()}
+
+
+def kernel_log() -> Path:
+    """This run's kernel log: the kernels' own stderr (not the notebooks' output, which the
+    executed copies keep), e.g. ZMQ errors when Ctrl-C stops a cell."""
+    folder = cache_dir() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"report-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.log"
+
+
 @contextlib.contextmanager
-def _private_kernel() -> Iterator[None]:
+def _private_kernel(log: Path) -> Iterator[None]:
     """Register a kernelspec that runs this interpreter, so reports never pick another Python.
 
     A user-level ``python3`` kernelspec (``~/.local/share/jupyter/kernels``) would otherwise
-    win over this environment's; ``JUPYTER_PATH`` entries are searched first.
+    win over this environment's; ``JUPYTER_PATH`` entries are searched first. The kernel
+    writes its own stderr to ``log`` (:mod:`trackerlab.reporting.kernel`), not the terminal.
     """
     saved = os.environ.get("JUPYTER_PATH")
     with tempfile.TemporaryDirectory(prefix="trackerlab-kernel-") as folder:
@@ -90,13 +111,14 @@ def _private_kernel() -> Iterator[None]:
             "argv": [
                 sys.executable,
                 "-m",
-                "ipykernel_launcher",
+                "trackerlab.reporting.kernel",
                 "-f",
                 "{connection_file}",
                 "--IPKernelApp.log_level=ERROR",
             ],
             "display_name": "Python 3 (trackerlab)",
             "language": "python",
+            "env": {KERNEL_LOG_ENV: str(log)},
         }
         (spec_dir / "kernel.json").write_text(json.dumps(spec))
         os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (folder, saved) if p)
@@ -247,39 +269,56 @@ def execute_one(
 def run_report(
     profile: str = "default",
     only: Sequence[str] | None = None,
-    out: Path | None = None,
+    out: Path | str | None = None,
     notebooks_dir: Path | None = None,
     overrides: Sequence[str] = (),
     log: Callable[[str], None] = lambda msg: print(msg, file=sys.stderr, flush=True),
+    allow_large: bool = False,
 ) -> ReportResult:
-    """Execute, export and publish; see the module docstring for the guarantees."""
+    """Execute, export and publish; see the module docstring for the guarantees.
+
+    Before anything runs: names, types and stated ranges of the parameters
+    (:mod:`trackerlab.reporting.ranges`), the output folder (:func:`check_out`: not empty,
+    not the current folder...) and the cost guard (``allow_large`` goes past it).
+    """
+    from trackerlab.budget import check as check_budget
     from trackerlab.paths import notebooks_dir as default_notebooks
     from trackerlab.paths import reports_dir
     from trackerlab.provenance import git_commit, library_versions
 
+    if only is not None:
+        only = [check_text("--only", name) for name in only]
     notebooks_dir = Path(notebooks_dir or default_notebooks()).resolve()
-    out = Path(out or reports_dir()).resolve()
+    out = check_out(reports_dir() if out is None else out)
     infos, params = plan(profile, only, notebooks_dir, overrides)
     check_writable(out)
+    check_budget(estimate_report(full_parameters(infos, params)), allow_large)
     provenance = {"git_commit": git_commit(), "versions": library_versions()}
     result = ReportResult(index=out / "index.html")
-    with _private_kernel(), _sigint_guard() as interrupted, staged(out) as stage:
-        for i, name in enumerate(params, 1):
-            log(f"[{i}/{len(params)}] {name} (profile {profile}) ...")
-            t0 = time.monotonic()
-            failure = execute_one(infos[name], params[name], stage, profile, provenance)
-            if failure:
-                result.failures.append(failure)
-                log(f"[{i}/{len(params)}] {name} FAILED in {failure.cell}: {failure.error}")
-            else:
-                result.published.append(name)
-                log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
-            if interrupted.is_set():  # a library swallowed the KeyboardInterrupt
+    try:
+        with (
+            _private_kernel(kernel_log()),
+            _sigint_guard() as interrupted,
+            staged(out, log) as stage,
+        ):
+            for i, name in enumerate(params, 1):
+                log(f"[{i}/{len(params)}] {name} (profile {profile}) ...")
+                t0 = time.monotonic()
+                failure = execute_one(infos[name], params[name], stage, profile, provenance)
+                if failure:
+                    result.failures.append(failure)
+                    log(f"[{i}/{len(params)}] {name} FAILED in {failure.cell}: {failure.error}")
+                else:
+                    result.published.append(name)
+                    log(f"[{i}/{len(params)}] {name} ok ({time.monotonic() - t0:.1f} s)")
+                if interrupted.is_set():  # a library swallowed the KeyboardInterrupt
+                    raise KeyboardInterrupt
+            failed_dir = stage / FAILED_DIR
+            if failed_dir.is_dir() and not any(failed_dir.iterdir()):
+                failed_dir.rmdir()
+            write_index(stage)
+            if interrupted.is_set():
                 raise KeyboardInterrupt
-        failed_dir = stage / FAILED_DIR
-        if failed_dir.is_dir() and not any(failed_dir.iterdir()):
-            failed_dir.rmdir()
-        write_index(stage)
-        if interrupted.is_set():
-            raise KeyboardInterrupt
+    except OSError as exc:  # a full disk, a folder made read-only while rendering
+        raise publish_error(exc, out) from None
     return result

@@ -102,10 +102,11 @@ def message_columns(
 
     w = workload
     i = F.col("id")
-    # the exact fraction Workload.chunk divides by (float division drifts by 1 ms); id * den
-    # stays below 2^63 for any grid (den <= 1e6, fewer than 1e12 messages)
+    # the fraction Workload.chunk divides by (float division drifts by 1 ms), in the same
+    # overflow-free integer form (workloads.stream.publish_offsets: num * den < 2^62)
     num, den = w.rate_fraction
-    publish = F.lit(w.start_ms) + F.expr(f"(id * {den}) div {num}")
+    offset = f"(id div {num}) * {den} + ((id % {num}) * {den}) div {num}"
+    publish = F.lit(w.start_ms) + F.expr(offset)
     entry_seq = F.expr(f"id div {w.batch_size}")
     pattern = w.pattern
     if pattern.kind == "fraction":

@@ -54,13 +54,16 @@ from typing import Any
 import numpy as np
 import yaml
 
+from trackerlab import safe_yaml
 from trackerlab.catalog import CATALOG
+from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_bucket_runs import BucketRun
 from trackerlab.models.design import DELAYED, NACK
 from trackerlab.models.nack.pair_map_counts import MAX_ENTRIES as MAX_PAIR_MAP_ENTRIES
 from trackerlab.models.time_buckets.shapes import SHAPES
 from trackerlab.params import check_choice, check_float, check_int
+from trackerlab.safe_yaml import BoundedLoader
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.stream import PatternSpec, Workload
 from trackerlab.workloads.units import parse_duration_ms
@@ -114,8 +117,9 @@ _DEFAULTS = {
 # --------------------------------------------------------------------------- YAML with lines
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader whose mappings remember the line of each key (``LineDict.lines``)."""
+class _LineLoader(BoundedLoader):
+    """The bounded loader (:mod:`trackerlab.safe_yaml`: aliases, nesting and expanded size
+    capped) whose mappings remember the line of each key (``LineDict.lines``)."""
 
 
 class LineDict(dict):
@@ -131,6 +135,8 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
     out.lines = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, (dict, list)):
+            raise UsageError(f"{loader.name}:{key_node.start_mark.line + 1}: keys must be text")
         if key in out:
             raise UsageError(f"{loader.name}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
         out[key] = loader.construct_object(value_node, deep=True)
@@ -149,19 +155,9 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _co
 
 
 def load_yaml(text: str, name: str) -> Any:
-    """Parse YAML keeping key lines; UsageError ``name:line: ...`` on a syntax error."""
-    loader = _LineLoader(text)
-    loader.name = name
-    try:
-        return loader.get_single_data()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark else ""
-        raise UsageError(f"{name}{line}: not valid YAML ({exc.problem or exc})") from None
-    except yaml.YAMLError as exc:
-        raise UsageError(f"{name}: not valid YAML ({exc})") from None
-    finally:
-        loader.dispose()
+    """Parse YAML keeping key lines; UsageError ``name:line: ...`` on a syntax error or a
+    document beyond the loader's bounds (:mod:`trackerlab.safe_yaml`)."""
+    return safe_yaml.load(text, name, _LineLoader)
 
 
 # --------------------------------------------------------------------------- points
@@ -227,15 +223,21 @@ class GridPoint:
             "entries_per_ledger": w.entries_per_ledger,
             "batch_size": w.batch_size,
             "delay": w.delay.text,
+            "delay_inputs": w.delay.input_digest,
             "pattern": w.pattern.text,
         }
 
 
 def workload_identity(point: GridPoint | Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters that define a point's message stream (what ``point_id`` hashes)."""
+    """The parameters that define a point's message stream (what ``point_id`` hashes),
+    with the content hash of the files its delay reads (``empirical:FILE``): an edited file
+    makes another point, never a stale resume."""
     d = point.columns() if isinstance(point, GridPoint) else dict(point)
     keys = [k for k in WORKLOAD_AXES if k not in ("rate_per_s", "replicates")] + ["replicate"]
-    return {k: d[k] for k in keys}
+    identity = {k: d[k] for k in keys}
+    if d.get("delay_inputs"):  # absent otherwise: keys of file-free grids do not change
+        identity["delay_inputs"] = d["delay_inputs"]
+    return identity
 
 
 def point_seed(root_seed: int, point_id: int) -> int:
@@ -448,6 +450,14 @@ def _check_designs(
         )
 
 
+class _DelayCache(dict):
+    """Delay text -> parsed spec, parsed on first use."""
+
+    def __missing__(self, text: str) -> DelaySpec:
+        spec = self[text] = DelaySpec.parse(text)
+        return spec
+
+
 def parse_grid(raw: object, name: str, source: str, base: Path | None = None) -> Grid:
     """Validate a grid mapping (as loaded by :func:`load_yaml`) and expand its points."""
     where = _Where(source)
@@ -468,6 +478,7 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
     defaults = {k: [v] if not isinstance(v, list) else v for k, v in _DEFAULTS.items()}
     points: list[GridPoint] = []
     seen: dict[str, int] = {}  # workload identity -> position in points
+    delays = _DelayCache()  # each file read once per grid: one content, one digest
     for i, block in enumerate(blocks):
         if not isinstance(block, dict):
             raise UsageError(
@@ -483,6 +494,8 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
         shapes = tuple(dict.fromkeys(axes.pop("shapes")))
         for values in _expand_block(where, block, axes, block_name):
             _check_designs(where, block if "designs" in block else raw, designs, values)
+            delay = delays[values["delay"]]
+            values["delay_inputs"] = delay.input_digest
             ident = json.dumps(workload_identity(values), sort_keys=True)
             if ident in seen:  # one point serving several blocks: one computation
                 j = seen[ident]
@@ -502,7 +515,7 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
                 rate_per_ms=values["rate_per_ms"],
                 entries_per_ledger=values["entries_per_ledger"],
                 batch_size=values["batch_size"],
-                delay=DelaySpec.parse(values["delay"]),
+                delay=delay,
                 pattern=PatternSpec.parse(values["pattern"]),
                 seed=point_seed(root_seed, point_id),
             )
@@ -525,13 +538,21 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
 
 def load_grid(path: str | Path) -> Grid:
     """A grid from a YAML file; UsageError naming the file (and line) when it is bad."""
+    if not str(path).strip():
+        raise UsageError("--grid must name a grid file, got ''")
     path = Path(path)
     try:
-        text = path.read_text()
+        if path.is_dir():
+            raise UsageError(f"grid file {path} is a folder")
+        if path.stat().st_size > safe_yaml.MAX_BYTES:
+            raise UsageError(f"grid file {path} is larger than {safe_yaml.MAX_BYTES >> 10} KiB")
+        text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"grid file {path} not found") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise UsageError(f"grid file {path} cannot be read ({exc})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"grid file {path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"grid file {path} cannot be read ({os_error_text(exc)})") from None
     raw = load_yaml(text, str(path))
     return parse_grid(raw, path.stem, str(path), path.parent.resolve())
 

@@ -12,25 +12,39 @@ JVM launcher of ``trackerlab jvm-check`` (:mod:`trackerlab.jvmcheck.probe`) star
 JVM without a SparkContext and does not use them.
 
 Failures are one-line :class:`~trackerlab.errors.UsageError` messages raised before any
-output is touched: Java missing or too old (checked first), a malformed master URL, a
-``spark://`` or ``k8s://`` master that does not answer a TCP connect within
+output is touched: Java missing or too old (checked first), a malformed master URL (``local[0]``
+included), a ``spark://`` or ``k8s://`` master that does not answer a TCP connect within
 :data:`CONNECT_TIMEOUT_S` seconds per address, or a cluster that registers no executor
 within :data:`EXECUTOR_WAIT_S` seconds.
+
+Spark's own output stays out of the terminal: the driver JVM this module starts writes its
+stdout, stderr and log4j messages to :func:`session_log` (one file per process under
+``cache_dir()/logs``), and so do py4j's Python-side messages; failures name that file. A
+Ctrl-C while the JVM starts is held until the start has finished (or failed), then the JVM
+is stopped and ``KeyboardInterrupt`` raised: no orphan JVM, no Java stack on the terminal.
+Under ``spark-submit`` the JVM is spark-submit's own and keeps its console.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
+import signal
 import socket
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from trackerlab.errors import UsageError
-from trackerlab.log4j import quiet_log4j2
+from trackerlab.log4j import file_log4j2
+from trackerlab.paths import cache_dir
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -62,22 +76,62 @@ DEFAULTS: dict[str, str] = {
     "spark.pyspark.python": sys.executable,
 }
 CONNECT_TIMEOUT_S = 10.0
-EXECUTOR_WAIT_S = 120.0
+#: How long a cluster master may take to give the session an executor
+#: (``$TRACKERLAB_EXECUTOR_WAIT_S`` overrides it, e.g. in tests).
+EXECUTOR_WAIT_S = float(os.environ.get("TRACKERLAB_EXECUTOR_WAIT_S", "120"))
 DEFAULT_APP_NAME = "trackerlab"
 _LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
+#: ``local[N]`` and ``local[N,F]``: threads and task failures allowed.
+MAX_LOCAL_THREADS = 1024
+MAX_TASK_FAILURES = 100
+
+
+@cache
+def session_log() -> Path:
+    """This process's Spark log file: the driver JVM's output, log4j and py4j messages, and
+    the Python traceback of a failed sweep. Created on first use."""
+    folder = cache_dir() / "logs"
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = folder / f"spark-{stamp}-{os.getpid()}.log"
+    path.touch()
+    return path
+
+
+def _log_python_messages(path: Path) -> None:
+    """py4j logs through the root logger (``logging.exception``), which without a handler
+    prints to stderr: send those records to the session log instead."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.FileHandler(path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+
+
+def _check_local(master: str) -> None:
+    match = _LOCAL.match(master)
+    assert match is not None
+    threads, _, failures = (match.group(2) or "1"), None, match.group(3)
+    if threads != "*" and not 1 <= int(threads) <= MAX_LOCAL_THREADS:
+        raise UsageError(f"--master {master!r}: local[N] needs N in 1..{MAX_LOCAL_THREADS} (or *)")
+    if failures and not 1 <= int(failures[1:]) <= MAX_TASK_FAILURES:
+        raise UsageError(f"--master {master!r}: local[N,F] needs F in 1..{MAX_TASK_FAILURES}")
 
 
 def check_master(master: str) -> str:
     """Validate a master URL; for ``spark://`` and ``k8s://`` masters, connect to each address
     (at most :data:`CONNECT_TIMEOUT_S` s each). UsageError naming the URL otherwise."""
     master = master.strip()
-    if _LOCAL.match(master) or master == "yarn":
+    if _LOCAL.match(master):
+        _check_local(master)
+        return master
+    if master == "yarn":
         return master
     if master.startswith("spark://"):
         addresses = []
         for part in master.removeprefix("spark://").split(","):
             host, _, port = part.partition(":")
-            if not host or not port.isdigit():
+            if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
                 raise UsageError(f"--master {master!r}: expected spark://HOST:PORT[,HOST:PORT]")
             addresses.append((host, int(port)))
     elif master.startswith("k8s://"):
@@ -113,11 +167,17 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     except JavaMissing as exc:
         raise UsageError(str(exc)) from None
     from pyspark import SparkConf
-    from pyspark.sql import SparkSession
 
     # pyspark starts workers with $PYSPARK_PYTHON (spark-submit sets it from
     # spark.pyspark.python); by default, this interpreter and its packages
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    if "PYSPARK_GATEWAY_PORT" in os.environ:
+        # under spark-submit: connect to its JVM first, so that SparkConf() reads the
+        # settings spark-submit passed (--master...); without the JVM it is an empty
+        # Python dict, and a cluster run silently ran on local[*]
+        from pyspark import SparkContext
+
+        SparkContext._ensure_initialized()
     conf = SparkConf()
     if master:
         conf.setMaster(check_master(master))
@@ -125,24 +185,118 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         conf.setMaster("local[*]")
     else:
         check_master(conf.get("spark.master"))
+    used = conf.get("spark.master")
+    if _LOCAL.match(used) or urlsplit(used.replace("spark://", "http://", 1)).hostname in (
+        "127.0.0.1",
+        "localhost",
+    ):  # a machine-local run binds to the loopback only
+        conf.setIfMissing("spark.driver.host", "127.0.0.1")
+        conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1")
     conf.setIfMissing("spark.app.name", app_name)
     for key, value in DEFAULTS.items():
         conf.setIfMissing(key, value)
+    log = session_log()
     conf.setIfMissing(
-        "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{quiet_log4j2()}"
+        "spark.driver.extraJavaOptions",
+        f"-Dlog4j2.configurationFile=file:{file_log4j2()} -Dtrackerlab.log={log}",
     )
+    _log_python_messages(log)
     try:
-        spark = SparkSession.builder.config(conf=conf).getOrCreate()
+        spark = _start(conf, log)
+    except UsageError:
+        raise
     except Exception as exc:  # a JVM that did not start, a master Spark refused
         used = conf.get("spark.master")
         hint = "" if _LOCAL.match(used) else f" (is {used} a Spark master with free workers?)"
-        raise UsageError(f"cannot start Spark ({used}): {_java_reason(exc)}{hint}") from None
+        raise UsageError(
+            f"cannot start Spark ({used}): {_java_reason(exc)}{hint}; details in {log}"
+        ) from None
     spark.sparkContext.setLogLevel("ERROR")
+    _quiet_accumulator_server(spark, log)
     wait_for_executors(spark)
     ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+def _quiet_accumulator_server(spark: SparkSession, log: Path) -> None:
+    """pyspark's accumulator server (a ``socketserver`` in a daemon thread) prints a
+    traceback to stderr when the JVM dies mid-request; send it to the session log."""
+    server = getattr(spark.sparkContext, "_accumulatorServer", None)
+    if server is None:
+        return
+
+    def handle_error(request: object, client_address: object) -> None:
+        import traceback
+
+        with contextlib.suppress(OSError), open(log, "a") as f:
+            f.write(f"accumulator server: error with a request from {client_address}\n")
+            traceback.print_exc(file=f)
+
+    server.handle_error = handle_error
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[Callable[[], bool]]:
+    """Hold Ctrl-C while the JVM starts (an interrupt inside pyspark's launcher leaves an
+    orphan JVM that prints a Java stack); yields a function telling whether one came."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield lambda: bool(came)
+    finally:
+        # also drops the handler SparkContext installs (it calls the JVM from inside the
+        # signal handler, which breaks a py4j call in progress): Ctrl-C raises
+        # KeyboardInterrupt and the sweep cancels its own jobs
+        signal.signal(signal.SIGINT, previous)
+
+
+def _start(conf, log: Path) -> SparkSession:
+    """The session: an existing context (spark-submit, a notebook's), or a new driver JVM
+    whose stdout and stderr go to ``log``."""
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    if SparkContext._active_spark_context is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return SparkSession.builder.config(conf=conf).getOrCreate()
+    with _sigint_held() as interrupted, open(log, "ab") as out:
+        gateway = launch_gateway(conf, popen_kwargs={"stdout": out, "stderr": out})
+        context = None
+        try:
+            if not interrupted():
+                context = SparkContext(conf=conf, gateway=gateway)
+        finally:
+            if interrupted() or context is None:
+                if context is not None:
+                    context.stop()
+                _stop_gateway(gateway)
+        if interrupted():
+            raise KeyboardInterrupt
+    return SparkSession.builder.config(conf=conf).getOrCreate()
+
+
+def _stop_gateway(gateway) -> None:
+    """Shut a gateway and its JVM down (the JVM ignores SIGINT: pyspark starts it so), and
+    let the next session launch a new one (pyspark keeps the gateway in class attributes)."""
+    from pyspark import SparkContext
+
+    if SparkContext._gateway is gateway:
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+    with contextlib.suppress(Exception):
+        gateway.shutdown()
+    proc = getattr(gateway, "proc", None)
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except Exception:
+            proc.kill()
 
 
 def _java_reason(exc: BaseException) -> str:
@@ -159,13 +313,14 @@ def _java_reason(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def wait_for_executors(spark: SparkSession, timeout_s: float = EXECUTOR_WAIT_S) -> None:
+def wait_for_executors(spark: SparkSession, timeout_s: float | None = None) -> None:
     """On a cluster master, wait (at most ``timeout_s``) until an executor has registered;
     UsageError if none did (a master that accepts connections but gives no resources would
     otherwise leave the first job waiting forever). Nothing to wait for in local mode."""
     sc = spark.sparkContext
     if sc.master.startswith("local"):
         return
+    timeout_s = EXECUTOR_WAIT_S if timeout_s is None else timeout_s
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if sc._jsc.sc().getExecutorMemoryStatus().size() > 1:  # the driver counts as one

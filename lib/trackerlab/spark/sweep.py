@@ -41,9 +41,11 @@ every :data:`PROGRESS_EVERY_S` seconds with its finished tasks.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
+import os
 import resource
 import sys
 import threading
@@ -56,6 +58,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from trackerlab.budget import Estimate
+from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets import reducer as bc
@@ -73,6 +77,10 @@ MAX_TASK_MESSAGES = 1 << 26
 #: Measured on 2 cores, 1e7 random-delay messages: 8 tasks 4.2 s, 2 tasks 2.6 s.
 TASKS_PER_CORE = 1
 PROGRESS_EVERY_S = 30.0
+#: A cluster wave with no executor for this long is stopped (see _ExecutorWatch);
+#: ``$TRACKERLAB_EXECUTOR_LOST_S`` overrides it (tests).
+EXECUTOR_LOST_S = float(os.environ.get("TRACKERLAB_EXECUTOR_LOST_S", "20"))
+EXECUTOR_POLL_S = 1.0
 Log = Callable[[str], None]
 
 
@@ -458,6 +466,50 @@ class _Progress:
                 self.log(f"{self.label}: {', '.join(parts)} after {elapsed:.0f} s")
 
 
+class ExecutorsLost(RuntimeError):
+    """Every executor of a cluster master went away during a wave (a dead worker)."""
+
+
+class _ExecutorWatch:
+    """On a cluster master, cancel the wave's jobs when no executor has been registered for
+    :data:`EXECUTOR_LOST_S` seconds: a standalone master whose only worker died otherwise
+    leaves the job waiting for resources forever. Nothing to watch in local mode."""
+
+    def __init__(self, spark: SparkSession, group: str) -> None:
+        self.sc = spark.sparkContext
+        self.group = group
+        self.lost = threading.Event()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _ExecutorWatch:
+        if not self.sc.master.startswith("local"):
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout=5)
+
+    def _run(self) -> None:
+        since = None
+        while not self.stop.wait(EXECUTOR_POLL_S):
+            try:
+                alive = self.sc._jsc.sc().getExecutorMemoryStatus().size() > 1  # + the driver
+            except Exception:  # the context is stopping
+                return
+            if alive:
+                since = None
+                continue
+            since = since if since is not None else time.monotonic()
+            if time.monotonic() - since >= EXECUTOR_LOST_S:
+                self.lost.set()
+                with contextlib.suppress(Exception):
+                    self.sc.cancelJobGroup(self.group)
+                return
+
+
 # --------------------------------------------------------------------------- driver
 
 
@@ -534,13 +586,98 @@ def run_wave(
     frame = ENGINE_FRAMES[settings["engine"]](spark, wave, target, settings["piece_messages"])
     group = f"trackerlab-{label}"
     spark.sparkContext.setJobGroup(group, label, interruptOnCancel=True)
+    watch = _ExecutorWatch(spark, group)
     try:
-        with _Progress(spark, log, label, PROGRESS_EVERY_S):
+        with watch, _Progress(spark, log, label, PROGRESS_EVERY_S):
             results = aggregate(frame, len(wave), log, label, messages)
+    except Exception:
+        if watch.lost.is_set():
+            raise ExecutorsLost(
+                f"no executor left on {spark.sparkContext.master} for {EXECUTOR_LOST_S:.0f} s "
+                "(a worker died?)"
+            ) from None
+        raise
     except KeyboardInterrupt:
-        spark.sparkContext.cancelJobGroup(group)  # stop the tasks too, not only the driver
+        # stop the tasks too, not only the driver (the JVM may be gone already)
+        with contextlib.suppress(Exception):
+            spark.sparkContext.cancelJobGroup(group)
         raise
     return results, time.perf_counter() - t0
+
+
+#: Measured engine throughput per core (python engine, 2 cores, 1e8 messages, tick 1 s: fixed
+#: delays 4.9 s, uniform 0-2 d 17.6 s; see the module docstring), rounded down: what the cost
+#: guard divides a grid's messages by.
+FIXED_MSG_PER_S_PER_CORE = 1.0e7
+RANDOM_MSG_PER_S_PER_CORE = 2.5e6
+STARTUP_S = 20.0
+#: Columns that describe how and when a row was computed, not what it measured: they may
+#: differ between two runs of the same grid (resumed, another master); every other column
+#: is a result and must not.
+PROVENANCE_COLUMNS = (
+    "git_commit",
+    "library_versions",
+    "master",
+    "engine",
+    "spark_app_id",
+    "wave_wall_s",
+    "wave_points",
+    "wave_messages",
+    "wall_s",
+    "task_s",
+    "finished_at",
+)
+
+
+def estimate_sweep(grid: Grid, cores: int | None = None) -> Estimate:
+    """Wall time and driver memory of computing ``grid`` on ``cores`` local cores (this
+    machine's by default; a cluster is not assumed faster). O(points)."""
+    from trackerlab.budget import machine_cores
+
+    cores = cores or machine_cores()
+    seconds = STARTUP_S
+    for p in grid.points:
+        fixed = p.workload.delay.kind == "fixed"
+        rate = FIXED_MSG_PER_S_PER_CORE if fixed else RANDOM_MSG_PER_S_PER_CORE
+        seconds += p.workload.messages / (rate * cores)
+    piece = grid.settings["piece_messages"]
+    memory = (3 << 30) + cores * (piece * 96 + (256 << 20))  # driver heap + Python workers
+    what = f"sweep {grid.name} ({len(grid.points):,} points, {grid.messages:,} messages)"
+    return Estimate(what, seconds, memory)
+
+
+def _local_cores(master: str | None) -> int | None:
+    """Threads of a ``local[N]`` master (None: this machine's cores)."""
+    if master and master.startswith("local[") and master[6:].split("]")[0].split(",")[0].isdigit():
+        return int(master[6:].split("]")[0].split(",")[0])
+    return None
+
+
+def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) -> UsageError:
+    """One line for Spark failing mid-sweep; the traceback and Java stack go to the log."""
+    import traceback
+
+    from trackerlab.spark.session import _java_reason, session_log
+
+    log_path = session_log()
+    try:
+        with open(log_path, "a") as f:
+            f.write(f"\n--- trackerlab sweep failed in {where} ---\n")
+            traceback.print_exception(exc, file=f)
+    except OSError:
+        pass
+    reason = _java_reason(exc)
+    from pyspark import SparkContext
+
+    proc = getattr(SparkContext._gateway, "proc", None)
+    if proc is not None and proc.poll() is not None:
+        reason = f"the Spark driver JVM exited with code {proc.returncode}"
+    if len(reason) > 160:
+        reason = reason[:157] + "..."
+    return UsageError(
+        f"Spark failed in {where} ({reason}); {kept} finished points are kept in "
+        f"{store.root}, re-run to resume; details in {log_path}"
+    )
 
 
 def run_sweep(
@@ -549,8 +686,15 @@ def run_sweep(
     master: str | None = None,
     spark: SparkSession | None = None,
     log: Log = _stderr,
+    allow_large: bool = False,
 ) -> SweepSummary:
-    """Compute every point of ``grid`` not yet in ``out`` and write one file per point."""
+    """Compute every point of ``grid`` not yet in ``out`` and write one file per point.
+
+    Refuses (one line) a grid whose estimated cost exceeds the machine unless
+    ``allow_large`` (:mod:`trackerlab.budget`); Spark failing mid-run, a full disk or a
+    damaged folder end with one line, every finished point kept.
+    """
+    from trackerlab.budget import check as check_budget
     from trackerlab.spark.rows import design_rows
     from trackerlab.spark.session import get_session
 
@@ -559,27 +703,45 @@ def run_sweep(
     if not grid.points:
         raise UsageError(f"{grid.source}: the grid has no points")
     keys = {p.key: p for p in grid.points}
-    done = store.completed(keys)
+    done = store.completed(keys)  # read-only: is a session needed at all?
     todo = [p for p in grid.points if p.key not in done]
+    if todo:
+        check_budget(
+            estimate_sweep(
+                Grid(grid.name, grid.source, "", 0, tuple(todo), grid.settings),
+                _local_cores(master),
+            ),
+            allow_large,
+        )
     t0 = time.perf_counter()
     if todo:  # first the session: a bad master fails before anything is printed or written
         spark = spark or get_session(master)
-    log(
-        f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
-        f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
-    )
     store.lock()
+    computed_points = 0
     try:
+        done = store.completed(keys, log)  # again under the lock, saying what is damaged
+        store.adopt(done)
+        todo = [p for p in grid.points if p.key not in done]
+        log(
+            f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
+            f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
+        )
         # also when nothing is left: a grid that dropped points must stop reading them
         store.write_grid(grid.to_pandas(), grid.name, grid.source, list(keys))
         if not todo:
             return SweepSummary(store.root, 0, len(done), 0, 0.0)
+        spark = spark or get_session(master)
         prov = provenance(spark, grid.settings["engine"])
         waves = plan_waves(todo, grid.settings["wave_messages"])
         computed = 0
         for w, wave in enumerate(waves, 1):
             label = f"wave {w}/{len(waves)}"
-            results, wall = run_wave(spark, grid, wave, label, log)
+            try:
+                results, wall = run_wave(spark, grid, wave, label, log)
+            except (UsageError, KeyboardInterrupt):
+                raise
+            except Exception as exc:  # Spark died, a worker was lost, the JVM is gone
+                raise _failure_line(exc, label, store, len(done) + computed_points) from None
             wave_messages = sum(p.workload.messages for p in wave)
             for i, point in enumerate(wave):
                 res = results[i]
@@ -601,6 +763,7 @@ def run_sweep(
                     rows,
                     {"grid_row": point.grid_row, "label": point.label(), "wall_s": extra["wall_s"]},
                 )
+                computed_points += 1
             computed += wave_messages
             log(
                 f"{label}: wrote {len(wave)} points in {wall:.1f} s "
@@ -614,6 +777,12 @@ def run_sweep(
             time.perf_counter() - t0,
             memory_report(spark),
         )
+    except OSError as exc:  # a full disk, a folder made read-only mid-run
+        kept = len(done) + computed_points
+        raise UsageError(
+            f"sweep: cannot write {os_error_text(exc)}; {kept} finished points are kept in "
+            f"{store.root}, re-run to resume"
+        ) from None
     finally:
         store.unlock()
     log(summary.line())

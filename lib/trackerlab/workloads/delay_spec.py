@@ -10,6 +10,8 @@ text it came from (``text``), which sweep grids use as the spec's identity.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import math
 import warnings
 from dataclasses import dataclass, field, replace
@@ -19,7 +21,10 @@ import numpy as np
 
 from trackerlab.errors import UsageError
 from trackerlab.params import check_float, check_positive
-from trackerlab.workloads.units import parse_duration_ms
+from trackerlab.workloads.units import MAX_DURATION_MS, parse_duration_ms
+
+#: The largest ``empirical:FILE`` a spec reads (values are kept in memory).
+MAX_DELAY_FILE_BYTES = 64 << 20
 
 DELAY_KINDS = ("fixed", "uniform", "exponential", "empirical", "mix")
 
@@ -34,11 +39,15 @@ class DelaySpec:
     parts: tuple[DelaySpec, ...] = ()
     #: the spec string it was parsed from (not part of equality: ``fixed:1s == fixed:1000ms``)
     text: str = field(default="", compare=False)
+    #: ``(path, sha256)`` of every file the spec read (``empirical:FILE``): a sweep's resume
+    #: key includes the content, so an edited file is never mistaken for the old one
+    files: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
     @classmethod
     def parse(cls, text: str) -> DelaySpec:
         """Parse a delay spec; UsageError naming the spec and the valid kinds. O(len(text))."""
-        return replace(cls._parse(text), text=text.strip())
+        spec = cls._parse(text)
+        return replace(spec, text=text.strip(), files=spec.files)
 
     @classmethod
     def _parse(cls, text: str) -> DelaySpec:
@@ -72,6 +81,7 @@ class DelaySpec:
 
     @classmethod
     def _empirical(cls, rest: str, bad: str) -> DelaySpec:
+        files: tuple[tuple[str, str], ...] = ()
         if "@" in rest:
             values, weights = [], []
             for item in rest.split(","):
@@ -81,23 +91,13 @@ class DelaySpec:
                 values.append(parse_duration_ms(value))
                 weights.append(check_float(f"{bad} probability", weight, 0, None))
         else:
-            path = Path(rest)
-            if not path.is_file():
-                raise UsageError(f"{bad}: file {path} not found")
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # an empty file: reported just below
-                    column = np.loadtxt(path, delimiter=",", ndmin=1, dtype=np.float64)
-            except ValueError as exc:
-                raise UsageError(f"{bad}: {path} is not a column of numbers ({exc})") from None
-            values = column.ravel().tolist()
-            if any(v < 0 or not math.isfinite(v) for v in values):
-                raise UsageError(f"{bad}: delays in {path} must be finite and >= 0")
+            values, digest = _read_delay_file(Path(rest), bad)
             weights = [1.0] * len(values)
+            files = ((str(Path(rest)), digest),)
         if not values or sum(weights) <= 0:
             raise UsageError(f"{bad}: needs at least one value with positive probability")
         total = sum(weights)
-        return cls("empirical", tuple(values), tuple(w / total for w in weights))
+        return cls("empirical", tuple(values), tuple(w / total for w in weights), files=files)
 
     @classmethod
     def _mixture(cls, rest: str, bad: str) -> DelaySpec:
@@ -111,7 +111,15 @@ class DelaySpec:
         total = sum(weights)
         if total <= 0:
             raise UsageError(f"{bad}: weights must sum to more than 0")
-        return cls("mix", (), tuple(w / total for w in weights), tuple(parts))
+        files = tuple(f for p in parts for f in p.files)
+        return cls("mix", (), tuple(w / total for w in weights), tuple(parts), files=files)
+
+    @property
+    def input_digest(self) -> str:
+        """SHA-256 over the contents of the files the spec read ('' when it read none)."""
+        if not self.files:
+            return ""
+        return hashlib.sha256("".join(d for _, d in self.files).encode()).hexdigest()
 
     def sample(self, u: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
         """Delays in integer ms from uniforms ``u`` (inverse transform; ``v`` picks mixture parts)."""
@@ -145,3 +153,34 @@ class DelaySpec:
         if self.kind == "exponential":
             return math.inf
         return max(p.max_ms for p in self.parts)
+
+
+def _read_delay_file(path: Path, bad: str) -> tuple[list[float], str]:
+    """The delays of a one-column CSV/text file and the SHA-256 of the bytes read (read once,
+    so the digest is that of the values used). UsageError for anything else."""
+    try:
+        if path.is_dir():
+            raise UsageError(f"{bad}: {path} is a folder, not a file")
+        if path.stat().st_size > MAX_DELAY_FILE_BYTES:
+            raise UsageError(f"{bad}: {path} is larger than {MAX_DELAY_FILE_BYTES >> 20} MiB")
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{bad}: file {path} not found") from None
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise UsageError(f"{bad}: cannot read {path} ({reason.lower()})") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an empty file: reported just below
+            table = np.loadtxt(io.BytesIO(data), delimiter=",", ndmin=2, dtype=np.float64)
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise UsageError(f"{bad}: {path} is not a column of numbers ({reason})") from None
+    if table.size and table.shape[1] != 1:
+        raise UsageError(
+            f"{bad}: {path} has {table.shape[1]} columns; give one column of delays (ms)"
+        )
+    values = table.ravel().tolist()
+    if any(not (0 <= v <= MAX_DURATION_MS) for v in values):  # NaN fails too
+        raise UsageError(f"{bad}: delays in {path} must be finite, >= 0 and at most 1000 years")
+    return values, hashlib.sha256(data).hexdigest()

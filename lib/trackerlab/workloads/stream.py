@@ -22,6 +22,7 @@ messages selected, OFF skipped, repeating).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -31,7 +32,7 @@ import numpy as np
 
 from trackerlab import rng
 from trackerlab.errors import UsageError
-from trackerlab.params import check_float, check_int, check_positive
+from trackerlab.params import MAX_LONG, check_float, check_int, check_seed
 from trackerlab.workloads.delay_spec import DelaySpec
 
 PATTERN_KINDS = ("all", "fraction", "burst")
@@ -41,6 +42,16 @@ DELAY_STREAM, SELECT_STREAM, MIX_STREAM = 1, 2, 3
 #: 2023-11-14T22:13:20Z rounded down to a multiple of 2^20 ms, so buckets of up to 2^20 ms
 #: start aligned (PIP-393's test used System.currentTimeMillis(), i.e. any alignment).
 DEFAULT_START_MS = 1_700_000_000_000 & ~((1 << 20) - 1)
+#: Rates in messages per ms: from one message per 11.6 days to a billion per second.
+MIN_RATE_PER_MS = 1e-9
+MAX_RATE_PER_MS = 1e6
+#: Messages of one workload (a sweep's cost guard bounds what is practical).
+MAX_MESSAGES = 10**12
+#: Every time of a stream (publish, deliverAt) stays below 2^53 ms: exact as a double, far
+#: from int64 overflow in sums.
+MAX_TIME_MS = 1 << 53
+#: ``num * den`` of the rate fraction stays below this, so ``(i % num) * den`` fits int64.
+_FRACTION_PRODUCT = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -123,13 +134,24 @@ class Workload:
     chunk_size: int = 1 << 20
 
     def __post_init__(self) -> None:
-        check_int("messages", self.messages, 0)
-        check_positive("rate", self.rate_per_ms)
-        check_int("entries per ledger", self.entries_per_ledger, 1)
-        check_int("start ledger", self.start_ledger, 0)
-        check_int("batch size", self.batch_size, 1)
-        check_int("seed", self.seed, 0)
-        check_int("chunk size", self.chunk_size, 1)
+        check_int("messages", self.messages, 0, MAX_MESSAGES)
+        check_float("rate (messages per ms)", self.rate_per_ms, MIN_RATE_PER_MS, MAX_RATE_PER_MS)
+        check_int("entries per ledger", self.entries_per_ledger, 1, (1 << 31) - 1)
+        check_int("batch size", self.batch_size, 1, 1 << 20)
+        entries = -(-self.messages // self.batch_size)
+        last = max(entries - 1, 0) // self.entries_per_ledger
+        check_int("start ledger", self.start_ledger, 0, MAX_LONG - last)
+        check_int("start time (ms)", self.start_ms, 0, MAX_TIME_MS)
+        check_seed("seed", self.seed)
+        check_int("chunk size", self.chunk_size, 1, 1 << 26)
+        # an exponential's max is inf, but its samples stay below 40 means (< 2^51 ms)
+        longest = self.delay.max_ms if math.isfinite(self.delay.max_ms) else 0.0
+        if not self.start_ms + self.duration_ms + longest < MAX_TIME_MS:
+            raise UsageError(
+                f"{self.messages:,} messages at {self.rate_per_ms:g} per ms with delays up "
+                f"to {self.delay.max_ms:g} ms end past 2^53 ms; use fewer messages, a "
+                "higher rate or shorter delays"
+            )
 
     @classmethod
     def from_options(
@@ -144,9 +166,16 @@ class Workload:
         """Build from CLI/notebook options: ``rate`` per ``ms`` or per ``s``, spec strings."""
         if rate_unit not in ("ms", "s"):
             raise UsageError(f"unknown rate unit {rate_unit!r}; choose one of: ms, s")
-        rate_per_ms = check_positive(f"rate (messages per {rate_unit})", rate)
-        if rate_unit == "s":
-            rate_per_ms /= 1000.0
+        per = 1000.0 if rate_unit == "s" else 1.0
+        rate_per_ms = (
+            check_float(
+                f"rate (messages per {rate_unit})",
+                rate,
+                MIN_RATE_PER_MS * per,
+                MAX_RATE_PER_MS * per,
+            )
+            / per
+        )
         return cls(
             messages=messages,
             rate_per_ms=rate_per_ms,
@@ -170,8 +199,7 @@ class Workload:
                 index = full[self.pattern.select(full, u)]
             else:
                 index = full[self.pattern.select(full, np.empty(0))]
-        num, den = self.rate_fraction
-        publish = self.start_ms + (index * den if den != 1 else index) // num
+        publish = self.start_ms + publish_offsets(index, *self.rate_fraction)
         if self.batch_size == 1:
             entry_seq = index
             batch_index = np.zeros(len(index), dtype=np.int32)
@@ -204,15 +232,51 @@ class Workload:
 
     @property
     def rate_fraction(self) -> tuple[int, int]:
-        """The rate as an exact fraction num/den of messages per ms, so that
-        ``floor(i / rate) = i * den // num`` in integers (float division drifts by 1 ms)."""
-        rate = Fraction(self.rate_per_ms).limit_denominator(1_000_000)
-        return rate.numerator, rate.denominator
+        """The rate as a fraction num/den of messages per ms, so that ``floor(i / rate)``
+        is computed in integers (float division drifts by 1 ms): :func:`rate_fraction`."""
+        return rate_fraction(self.rate_per_ms)
 
     @property
     def duration_ms(self) -> float:
         """Publishing time of the whole stream."""
         return self.messages / self.rate_per_ms
+
+
+def rate_fraction(rate_per_ms: float) -> tuple[int, int]:
+    """``(num, den)`` with ``num / den`` the rate, ``num >= 1`` and ``num * den < 2^62``.
+
+    The shortest decimal that reads back as the float (what the user typed: ``4.9e-7`` is
+    49/10^8) when it is that small, else the closest continued-fraction convergent of the
+    float within the bound. Never rounds a positive rate to 0 (the old
+    ``limit_denominator(10^6)`` turned rates below 5e-7 msg/ms into 0).
+    """
+    exact = Fraction(repr(float(rate_per_ms)))
+    if exact.numerator * exact.denominator < _FRACTION_PRODUCT:
+        return exact.numerator, exact.denominator
+    x = Fraction(float(rate_per_ms))
+    best = (max(1, round(float(x))), 1)
+    h0, h1, k0, k1 = 0, 1, 1, 0  # convergents h/k of x's continued fraction
+    while True:
+        a = math.floor(x)
+        h0, h1, k0, k1 = h1, a * h1 + h0, k1, a * k1 + k0
+        if h1 * k1 >= _FRACTION_PRODUCT:
+            break
+        if h1 >= 1:
+            best = (h1, k1)
+        if x == a:
+            break
+        x = 1 / (x - a)
+    return best
+
+
+def publish_offsets(index: np.ndarray, num: int, den: int) -> np.ndarray:
+    """``floor(i * den / num)`` for int64 message indices, without overflow: ``(i // num) *
+    den + (i % num) * den // num`` (the second product is below ``num * den < 2^62``)."""
+    if den == 1:
+        return index // num
+    if num == 1:
+        return index * den
+    return (index // num) * den + (index % num) * den // num
 
 
 def last_message_per_entry(

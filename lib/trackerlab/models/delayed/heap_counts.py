@@ -11,7 +11,8 @@ and sizes the queue here, O(growth steps), with no array allocated:
 - Python: ``python_real_bytes`` of the Python model, i.e. a reference tracker holding two
   triples with its segment arrays swapped for the grown ones (pympler counts a numpy array
   as its ``getsizeof``, header + data, and a list by its length). The reference's small int
-  fields (counts, thresholds) may differ by a few bytes from a real tracker's.
+  fields (counts, thresholds) may differ by a few bytes from a real tracker's, and its
+  instance dicts are counted as fresh dicts, so the bytes do not depend on process history.
 """
 
 from __future__ import annotations
@@ -56,11 +57,31 @@ def _segments_python_bytes(lengths: list[int]) -> int:
     return sum(header + 8 * length + 8 for length in lengths)
 
 
+def _instances(root: object) -> list[object]:
+    """The objects with an instance ``__dict__`` reachable from ``root`` through instance
+    attributes (the tracker, its queue, the queue's segmented array). O(attributes)."""
+    out, seen, stack = [], set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or not hasattr(obj, "__dict__") or isinstance(obj, type):
+            continue
+        seen.add(id(obj))
+        out.append(obj)
+        stack.extend(vars(obj).values())
+    return out
+
+
 @cache
 def _reference_python_bytes(tick_ms: int, version: str) -> int:
-    """``python_real_bytes`` of a tracker with two triples, minus its segments."""
+    """``python_real_bytes`` of a tracker with two triples, minus its segments.
+
+    CPython sizes an instance's ``__dict__``, once materialized, from its class's shared-key
+    table, which grows with every instance the process created before: measured as is, the
+    result drifted by 40 B per tick sized in a process (issue 16). Each instance dict is
+    therefore counted as a fresh dict of the same entries (``sys.getsizeof({**vars(obj)})``),
+    which depends on the entries only, so every process and every order gives the same bytes.
+    """
     from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
-    from trackerlab.sizing.python import python_real_bytes
 
     at = DEFAULT_START_MS + 10**9
     tracker = InMemoryDelayedDeliveryTracker.from_arrays(
@@ -72,7 +93,19 @@ def _reference_python_bytes(tick_ms: int, version: str) -> int:
         queue_version=version,
     )
     lengths = [len(s) for s in tracker.queue.array.segments]
-    return python_real_bytes(tracker) - _segments_python_bytes(lengths)
+    return canonical_python_bytes(tracker) - _segments_python_bytes(lengths)
+
+
+def canonical_python_bytes(tracker: object) -> int:
+    """``python_real_bytes(tracker)`` with each instance ``__dict__`` counted as a fresh
+    dict of its entries: the tracker's Python bytes without the process-history term (see
+    :func:`_reference_python_bytes`). O(objects reachable)."""
+    from trackerlab.sizing.python import python_real_bytes
+
+    measured = python_real_bytes(tracker)  # materializes each __dict__ as CPython sizes it
+    return measured + sum(
+        sys.getsizeof({**vars(obj)}) - sys.getsizeof(vars(obj)) for obj in _instances(tracker)
+    )
 
 
 def heap_sizes(

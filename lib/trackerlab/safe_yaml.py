@@ -1,0 +1,119 @@
+"""YAML for user files (sweep grids, report profiles, ``-p`` values), with bounds.
+
+``yaml.safe_load`` builds no arbitrary objects, but it still expands aliases and recurses
+once per nesting level, so a 1 kB "billion laughs" file (anchors of anchors) or a few
+thousand ``[`` exhaust memory or the stack. :class:`BoundedLoader` is a ``SafeLoader`` that
+refuses, before constructing anything:
+
+- more than :data:`MAX_ALIASES` aliases (``*name``) in a document;
+- nesting deeper than :data:`MAX_DEPTH` collections;
+- more than :data:`MAX_NODES` nodes once aliases are expanded (what a consumer iterating the
+  data would visit);
+- a text longer than :data:`MAX_BYTES`.
+
+:func:`load` returns the data or raises one :class:`~trackerlab.errors.UsageError` line
+naming the file and line. Core layer: PyYAML only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from trackerlab.errors import UsageError
+
+MAX_ALIASES = 16
+MAX_DEPTH = 32
+MAX_NODES = 100_000
+MAX_BYTES = 1 << 20
+
+
+class YamlLimit(yaml.MarkedYAMLError):
+    """A document beyond one of the loader's bounds."""
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """SafeLoader with bounds on aliases, nesting and expanded size (module docstring)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._aliases = 0
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> yaml.Node:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                mark = self.peek_event().start_mark
+                raise YamlLimit(problem=f"more than {MAX_ALIASES} aliases", problem_mark=mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise YamlLimit(problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> yaml.Node | None:
+        node = super().get_single_node()
+        if node is not None:
+            _check_expanded(node)
+        return node
+
+
+def _check_expanded(root: yaml.Node) -> None:
+    """Refuse a graph of more than :data:`MAX_NODES` nodes counted with aliases expanded.
+    O(distinct nodes): each node's expanded count is computed once."""
+    weight: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if id(node) in weight:
+            continue
+        children = _children(node)
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in weight)
+            continue
+        total = 1 + sum(weight.get(id(c), 0) for c in children)
+        if total > MAX_NODES:
+            raise YamlLimit(
+                problem=f"more than {MAX_NODES:,} values once aliases are expanded",
+                problem_mark=node.start_mark,
+            )
+        weight[id(node)] = total
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> Any:
+    """Parse one YAML document; UsageError ``NAME:LINE: ...`` if it is invalid or beyond
+    the bounds. ``loader`` may be a subclass (the sweep grids keep key lines)."""
+    if len(text) > MAX_BYTES:
+        raise UsageError(f"{name}: larger than {MAX_BYTES // 1024} KiB; refused")
+    instance = loader(text)
+    instance.name = name  # type: ignore[attr-defined]
+    try:
+        return instance.get_single_data()
+    except YamlLimit as exc:
+        line = f":{exc.problem_mark.line + 1}" if exc.problem_mark else ""
+        raise UsageError(f"{name}{line}: refused: {exc.problem}") from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        problem = str(exc.problem or exc).splitlines()[0]
+        raise UsageError(f"{name}{line}: not valid YAML ({problem})") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"{name}: not valid YAML ({str(exc).splitlines()[0]})") from None
+    except RecursionError:  # a deep structure the depth bound missed (a scalar's tag...)
+        raise UsageError(f"{name}: refused: nested too deeply") from None
+    finally:
+        instance.dispose()
