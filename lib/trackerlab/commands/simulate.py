@@ -200,21 +200,13 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.experiments.costs import receiver_queue_estimate
     from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
     from trackerlab.models.receiver_queue import HarnessConfig, simulate
-    from trackerlab.params import check_float, check_int, check_seed
+    from trackerlab.params import check_float, check_seed
     from trackerlab.workloads.units import parse_bytes, parse_rate_per_ms
 
     rate = parse_rate_per_ms(args.rate, "--rate") * 1000
     app_rate = parse_rate_per_ms(args.app_rate, "--app-rate") * 1000 if args.app_rate else None
     memory_limit = parse_bytes(args.memory_limit, "--memory-limit")
-    check_float("--rate (msg/s)", rate, 1, MAX_RATE_PER_S)
-    check_int("--partitions", args.partitions, 1, 1000)
-    check_float("--duration-s", args.duration_s, 0, MAX_DURATION_S, lo_open=True)
-    check_float("--sample-ms", args.sample_ms, 0.001, args.duration_s * 1000)
     check_seed("--seed", args.seed)
-    check_budget(
-        receiver_queue_estimate(rate, args.duration_s, args.partitions, args.sample_ms),
-        args.allow_large,
-    )
     options = dict(
         client=args.client,
         rate=rate,
@@ -239,6 +231,11 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     if args.one_way_us is not None:
         options["one_way_us"] = args.one_way_us
     cfg = _validated(HarnessConfig(**options))
+    check_float("--sample-ms", cfg.sample_ms, 0.001, cfg.duration_s * 1000)
+    check_budget(
+        receiver_queue_estimate(rate, cfg.duration_s, cfg.partitions, cfg.sample_ms),
+        args.allow_large,
+    )
     out = _open_csv(args.csv) if args.csv else None  # after validation: no truncated file
     result = simulate(cfg)
     summary = result.summary()
