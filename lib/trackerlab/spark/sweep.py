@@ -47,6 +47,7 @@ import json
 import math
 import os
 import resource
+import subprocess
 import sys
 import threading
 import time
@@ -670,8 +671,11 @@ def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) 
     from pyspark import SparkContext
 
     proc = getattr(SparkContext._gateway, "proc", None)
-    if proc is not None and proc.poll() is not None:
-        reason = f"the Spark driver JVM exited with code {proc.returncode}"
+    if proc is not None:
+        # a killed JVM closes its socket before the kernel reaps it: give it a moment, or the
+        # line names py4j's broken call instead of the exit (a failure path: 2 s at most)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            reason = f"the Spark driver JVM exited with code {proc.wait(timeout=2.0)}"
     if len(reason) > 160:
         reason = reason[:157] + "..."
     return UsageError(
