@@ -38,7 +38,35 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in COMMAND_MODULES:
         module.register(subparsers)
+    for sub in parsers(parser):
+        _show_defaults(sub)
     return parser
+
+
+def parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """``parser`` and every subcommand parser below it, depth first."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                found += parsers(sub)
+    return found
+
+
+def shows_default(action: argparse.Action) -> bool:
+    """Whether ``--help`` must state the option's default: every optional that takes a value."""
+    return bool(action.option_strings) and action.nargs != 0 and not action.required
+
+
+def _show_defaults(parser: argparse.ArgumentParser) -> None:
+    """Append ``(default: ...)`` to each option's help that does not state its default, so
+    ``--help`` shows every default (``none`` when the option is off unless given)."""
+    for action in parser._actions:
+        text = action.help or ""
+        if not shows_default(action) or text == argparse.SUPPRESS or "default" in text:
+            continue
+        shown = "none" if action.default is None else "%(default)s"
+        action.help = f"{text} (default: {shown})" if text else f"default: {shown}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -84,9 +84,12 @@ SIZE = ("size", "triple-heap")
             ("simulate", "receiver-queue", "--rate", "1e7/s", "--duration-s", "3600"),
             ["estimated", "--allow-large"],
         ),
-        (("simulate", "delayed", "--rate", "1e18"), ["--rate must be a number > 0 and <= 1e+09"]),
         (
-            ("simulate", "delayed", "--rate", "1e9"),
+            ("simulate", "delayed", "--rate", "1e18/s"),
+            ["--rate (msg/s) must be a number > 0 and <= 1e+09"],
+        ),
+        (
+            ("simulate", "delayed", "--rate", "1e9/s"),
             ["simulate delayed", "estimated", "--allow-large"],
         ),
         (

@@ -148,3 +148,20 @@ def test_size_nack_time_buckets_prints_three_columns(cli):
     assert 1.0 < row["jvm_bytes_per_entry"] < 1.6  # x = 8, y = 10: ~1.2 B/entry
     assert row["theory_bytes_per_entry"] == pytest.approx(1.0)  # PIP-393: 8192 / M
     assert row["python_bytes"] > 0
+
+
+def test_every_subcommand_help_shows_every_default():
+    """Every option that takes a value states its default in ``--help`` (units where they
+    apply live in the help text and the parsers)."""
+    from trackerlab.cli import build_parser, parsers, shows_default
+
+    checked = 0
+    for parser in parsers(build_parser()):
+        text = " ".join(parser.format_help().split())
+        for action in parser._actions:
+            if shows_default(action):
+                help_text = " ".join((action.help or "").split()) % {"default": action.default}
+                assert "default" in help_text, (parser.prog, action.option_strings)
+                checked += 1
+        assert "default" in text or not any(map(shows_default, parser._actions)), parser.prog
+    assert checked > 100

@@ -10,13 +10,15 @@ def test_simulate_delayed_prints_the_summary(cli):
         "simulate",
         "delayed",
         "--rate",
-        "10000",
+        "10k/s",
         "--delay",
         "fixed:1d",
         "--days",
         "2",
         "--samples",
         "24",
+        "--batch",
+        "100",  # the seed's scenario (N12)
     )
     assert r.returncode == 0, r.stderr
     for needle in (
@@ -30,6 +32,17 @@ def test_simulate_delayed_prints_the_summary(cli):
         "simulated days per second",
     ):
         assert needle in r.stdout, needle
+
+
+def test_simulate_delayed_takes_rates_with_units_and_never_batches_by_default(cli):
+    r = cli("simulate", "delayed", "--rate", "2k/s", "--days", "0.01", "--samples", "2")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("2,000 msg/s, delay fixed:1d, batch 1 (2,000 entries/s")
+    assert_one_line_error(
+        cli("simulate", "delayed", "--rate", "2000", "--days", "0.01"),
+        "--rate: cannot read rate '2000'",
+        "2000/s",
+    )
 
 
 def test_simulate_delayed_profile(cli):

@@ -28,7 +28,7 @@ def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--loop-messages", type=int, default=100_000, help="per-operation entries (1..1e7)"
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the entries")
     p.set_defaults(func=_run_heaps)
 
 
@@ -121,7 +121,9 @@ def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
         help="jmh: the benchmark's OldProductionPendingAckStore (seed's 'old' column); "
         "pulsar: PendingAcksMap's own removeAllUpTo (copies the boundary head)",
     )
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+    )
     p.set_defaults(func=_run_pending_acks)
 
 
@@ -224,12 +226,19 @@ def _add_sweep(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--messages", default="1e7,1e8", help="comma-separated counts (1e4..1e11)")
     p.add_argument("--profile", default=None, help="sweep a whole profile instead")
-    p.add_argument("--rate-per-s", type=float, default=10_000.0)
+    p.add_argument(
+        "--rate-per-s", type=float, default=10_000.0, help="publish rate, messages per second"
+    )
     p.add_argument("--tick", default="1s", help="delayed tracker tick (e.g. 1s, 1m)")
     p.add_argument("--trim-bits", type=int, default=None, help="nack buckets instead of --tick")
     p.add_argument("--delay", default="fixed:1d", help="delay spec, e.g. uniform:0:2d")
-    p.add_argument("--batch-size", type=int, default=1)
-    p.add_argument("--engine", choices=("python", "sql"), default="python")
+    p.add_argument("--batch-size", type=int, default=1, help="messages per entry")
+    p.add_argument(
+        "--engine",
+        choices=("python", "sql"),
+        default="python",
+        help="the sweep engine of the grid point (spark.grid ENGINES)",
+    )
     p.add_argument("--master", default=None, help="Spark master (default local[*])")
     p.set_defaults(func=_run_sweep)
 

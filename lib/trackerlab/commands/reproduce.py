@@ -16,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--only", help="comma-separated ids, e.g. N08,N14 (default: all)")
-    p.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    p.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+    )
     p.set_defaults(func=run)
 
 

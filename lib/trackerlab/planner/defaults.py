@@ -1,63 +1,71 @@
 """Pulsar's own defaults and designs for the release a plan assumes.
 
-Each value names its Pulsar setting and source file. Until the release table
-(``data/pulsar_releases.yaml``, issue 13) lands, this module holds the newest release line's
-values and the design each tracker runs by line; the planner asks only :func:`defaults_for`.
+Every value comes from the release table (:mod:`trackerlab.releases`, the YAML
+``data/pulsar_releases.yaml`` with each fact's evidence and source), except the three settings
+the table does not hold, which name their Pulsar setting and source here. The planner asks
+only :func:`defaults_for`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trackerlab.errors import UsageError
+from trackerlab import releases
+
+#: ``managedLedgerMaxSizePerLedgerMbytes`` = 2048 (ServiceConfiguration.java; the same in every
+#: line the table covers: spec pulsar-structures.md §5).
+LEDGER_MAX_BYTES = 2048 * 1024 * 1024
+#: ``acknowledgementsGroupTimeMicros`` = 100 ms (ConsumerConfigurationData.java).
+ACK_GROUP_MS = 100.0
+#: PIP-393's ``negativeAckPrecisionBitCnt`` default, used to size the PIP-393 rows of a release
+#: that has no such setting (before 4.0.2): the plan says it was not the release's own.
+PIP393_PRECISION_BITS = 8
 
 
 @dataclass(frozen=True)
 class PulsarDefaults:
-    """What a plan assumes when the user does not say, with the release line it comes from."""
+    """What a plan assumes when the user does not say, with the release it comes from."""
 
     version: str
-    #: ``delayedDeliveryTickTimeMillis`` (ServiceConfiguration)
-    tick_ms: int = 1000
-    #: ``negativeAckPrecisionBitCnt`` (ConsumerConfigurationData, client 4.0.2+, #23804)
-    nack_precision_bits: int = 8
-    #: ``negativeAckRedeliveryDelayMicros`` = 1 min (ConsumerConfigurationData)
-    nack_delay_ms: float = 60_000.0
-    #: ``managedLedgerMaxEntriesPerLedger`` (ServiceConfiguration)
-    entries_per_ledger: int = 50_000
-    #: ``managedLedgerMinLedgerRolloverTimeMinutes`` = 10, ``...Max...`` = 240
-    ledger_min_rollover_ms: float = 10 * 60_000.0
-    ledger_max_rollover_ms: float = 240 * 60_000.0
-    #: ``managedLedgerMaxSizePerLedgerMbytes`` = 2048
-    ledger_max_bytes: int = 2048 * 1024 * 1024
-    #: ``receiverQueueSize`` (ConsumerConfigurationData)
-    receiver_queue: int = 1000
-    #: ``maxUnackedMessagesPerConsumer`` (ServiceConfiguration)
-    max_unacked_per_consumer: int = 50_000
-    #: ``memoryLimitBytes`` = 64 MiB (ClientConfigurationData, PIP-120, 2.10+)
-    memory_limit_bytes: int = 64 * 1024 * 1024
-    #: ``acknowledgementsGroupTimeMicros`` = 100 ms (ConsumerConfigurationData)
-    ack_group_ms: float = 100.0
-    #: the catalog design each tracker runs in this release line
-    nack_design: str = "nack-time-buckets"
-    delayed_design: str = "time-buckets"
-    pending_acks_design: str = "pending-acks-packed-rb"
-
-
-#: Release lines the planner knows, newest first (see the module docstring).
-RELEASES = {
-    "4.2": PulsarDefaults("4.2"),
-}
-NEWEST = next(iter(RELEASES))
+    tick_ms: int
+    #: ``negativeAckPrecisionBitCnt``; PIP-393's 8 when the release has no such setting
+    nack_precision_bits: int
+    #: False when the release has no ``negativeAckPrecisionBitCnt`` (before 4.0.2)
+    has_nack_precision: bool
+    nack_delay_ms: float
+    entries_per_ledger: int
+    ledger_min_rollover_ms: float
+    ledger_max_rollover_ms: float
+    receiver_queue: int
+    max_unacked_per_consumer: int
+    memory_limit_bytes: int
+    #: the catalog design each tracker runs in this release (None: not modelled)
+    nack_design: str | None
+    delayed_design: str | None
+    pending_acks_design: str | None
+    ledger_max_bytes: int = LEDGER_MAX_BYTES
+    ack_group_ms: float = ACK_GROUP_MS
 
 
 def defaults_for(version: str | None) -> PulsarDefaults:
-    """The defaults of ``version`` (a release line such as ``4.2``; None: the newest)."""
-    if version is None:
-        return RELEASES[NEWEST]
-    line = ".".join(str(version).strip().split(".")[:2])
-    if line not in RELEASES:
-        raise UsageError(
-            f"unknown Pulsar version {version!r}; choose one of: {', '.join(RELEASES)}"
-        )
-    return RELEASES[line]
+    """The defaults of ``version`` (a line ``4.2.x``, a minor ``4.2``, a patch ``4.0.7`` or
+    ``master``; None: the newest release). Unknown: a one-line UsageError listing the lines."""
+    rel = releases.resolve(None if version is None else str(version).strip())
+    knob = rel.default
+    bits = knob("negativeAckPrecisionBitCnt")
+    return PulsarDefaults(
+        version=rel.label,
+        tick_ms=int(knob("delayedDeliveryTickTimeMillis")),
+        nack_precision_bits=PIP393_PRECISION_BITS if bits is None else int(bits),
+        has_nack_precision=bits is not None,
+        nack_delay_ms=float(knob("negativeAckRedeliveryDelay_ms")),
+        entries_per_ledger=int(knob("managedLedgerMaxEntriesPerLedger")),
+        ledger_min_rollover_ms=knob("managedLedgerMinLedgerRolloverTimeMinutes") * 60_000.0,
+        ledger_max_rollover_ms=knob("managedLedgerMaxLedgerRolloverTimeMinutes") * 60_000.0,
+        receiver_queue=int(knob("receiverQueueSize")),
+        max_unacked_per_consumer=int(knob("maxUnackedMessagesPerConsumer")),
+        memory_limit_bytes=int(knob("memoryLimitBytes")),
+        nack_design=rel.design("nack"),
+        delayed_design=rel.design("delayed"),
+        pending_acks_design=rel.design("pending_acks"),
+    )

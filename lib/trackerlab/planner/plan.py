@@ -31,6 +31,7 @@ from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, NACK, PENDING_ACKS, RECEIVER_QUEUE, PointCounts
 from trackerlab.models.pending_acks.layouts import Dataset
+from trackerlab.models.receiver_queue.dispatcher import DISPATCHER_MAX_READ_BATCH_SIZE
 from trackerlab.planner import precision
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
@@ -266,14 +267,16 @@ def _with_entries(counts: PointCounts, entries: float) -> PointCounts:
 
 def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
     """Each PendingAcksMap layout holding one consumer's unacknowledged entries: steady, the
-    entries dispatched within the ack latency; peak, plus a full receiver queue; both capped
+    entries dispatched within the ack latency; peak, plus a full receiver queue (with batching's
+    overshoot, :func:`batched_queue_peak`); both capped
     by ``maxUnackedMessagesPerConsumer`` (counted in messages)."""
     v = w.values
     per_entry = w.messages_per_entry
     rate = w.entry_rate / v["consumers"]  # type: ignore[operator]
     cap = w.defaults.max_unacked_per_consumer / per_entry
     steady_n = min(rate * v["ack_latency"], cap)  # type: ignore[operator]
-    peak_n = min(steady_n + v["receiver_queue"] / per_entry, cap)  # type: ignore[operator]
+    queue = batched_queue_peak(v["receiver_queue"], v["batch"])  # type: ignore[arg-type]
+    peak_n = min(steady_n + queue / per_entry, cap)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=True)
     epl = w.entries_per_ledger
     rows = []
@@ -306,20 +309,37 @@ def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
     return rows
 
 
+def batched_queue_peak(queue: int, batch: int) -> int:
+    """Most messages a consumer's receiver queue can hold: ``queue`` plus the overshoot of one
+    read. The broker counts permits in messages but reads ``min(permits, 100)`` *entries*
+    (``PersistentDispatcherSingleActiveConsumer.readMoreEntries``, ``dispatcherMaxReadBatchSize``
+    = 100, ``preciseDispatcherFlowControl`` = false: :mod:`trackerlab.models.receiver_queue.
+    dispatcher`), and sends whole entries of ``batch`` messages, so a read started with ``p``
+    permits left adds up to ``min(p, 100) * batch`` messages. The worst ``p`` is
+    ``min(queue, 100)``: ``queue + min(queue, 100) * (batch - 1)``. O(1)."""
+    return queue + min(queue, DISPATCHER_MAX_READ_BATCH_SIZE) * (batch - 1)
+
+
 def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
     """Prefetched messages per consumer: steady, those dispatched within the ack latency;
-    peak, a full receiver queue. Payload bytes (the client holds them in pooled buffers)."""
+    peak, a full receiver queue with batching's overshoot (:func:`batched_queue_peak`). Payload bytes (the client holds them in pooled buffers)."""
     v = w.values
     rate = w.partition_rate_per_ms / v["consumers"]  # type: ignore[operator]
     size = v["message_size"]
     steady_n = min(rate * v["ack_latency"], v["receiver_queue"])  # type: ignore[operator]
-    peak_n = v["receiver_queue"]
+    peak_n = batched_queue_peak(v["receiver_queue"], v["batch"])  # type: ignore[arg-type]
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
     peak = int(peak_n * size)  # type: ignore[operator]
     limit = v["memory_limit"]
     note = ""
-    if limit and peak * v["partitions"] > limit:  # type: ignore[operator]
+    if peak_n > v["receiver_queue"]:  # type: ignore[operator]
         note = (
+            f"peak {peak_n:,} messages: batches of {v['batch']} overshoot the permits by up to "
+            f"one read of {min(v['receiver_queue'], DISPATCHER_MAX_READ_BATCH_SIZE)} entries"
+        )
+    if limit and peak * v["partitions"] > limit:  # type: ignore[operator]
+        note += "; " if note else ""
+        note += (
             f"a consumer's partitions prefetch {peak * v['partitions'] / 2**20:,.0f} MiB, over the "
             f"{limit / 2**20:,.0f} MiB memoryLimit (it does not stop prefetching; auto-scaled "
             "queues shrink)"
@@ -345,6 +365,26 @@ def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
     ]
 
 
+def unsized_reason(w: PlanWorkload, tracker: str) -> str:
+    """Why the release's own design of ``tracker`` has no row: not modelled, or not sized from
+    counts (the planner's closed forms); what to run instead."""
+    design = getattr(w.defaults, f"{tracker}_design")
+    if design is None:
+        return f"Pulsar {w.defaults.version} runs no modelled {tracker} design"
+    return (
+        f"Pulsar {w.defaults.version} runs {design}, which the planner cannot size from counts; "
+        f"`trackerlab size {design}` builds it"
+    )
+
+
+def _count_sized(w: PlanWorkload, tracker: str) -> str:
+    """The release's design of ``tracker`` when it can be sized from counts, else UsageError."""
+    design = getattr(w.defaults, f"{tracker}_design")
+    if design is None or CATALOG[design].from_counts is None:
+        raise UsageError(f"--budget/--max-early: {unsized_reason(w, tracker)}")
+    return design
+
+
 # --------------------------------------------------------------------------- recommendations
 
 
@@ -353,14 +393,15 @@ def recommend_tick(
 ) -> Choice:
     """The tick of the release's delayed design that fits ``budget_bytes`` per broker with the
     best precision, or meets ``max_early_ms`` with the least memory; with the neighbours."""
-    design = CATALOG[w.defaults.delayed_design]
+    name = _count_sized(w, "delayed")
+    design = CATALOG[name]
     per_broker = _multipliers(w, per_consumer=False)[2]
     table = []
     for tick in TICKS_MS:
         stream = delayed_stream(w, tick)
         counts, _ = fast_counts(stream, seed)
         total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_broker  # type: ignore[misc]
-        early = precision.early_ms(w.defaults.delayed_design, tick, stream.bits)
+        early = precision.early_ms(name, tick, stream.bits)
         table.append(
             {
                 "tick_ms": tick,
@@ -371,7 +412,7 @@ def recommend_tick(
         )
     return _choose(
         DELAYED.name,
-        w.defaults.delayed_design,
+        name,
         "tick",
         "tick_ms",
         table,
@@ -386,13 +427,19 @@ def recommend_nack_bits(
 ) -> Choice:
     """The negativeAckPrecisionBitCnt of the release's nack design, as :func:`recommend_tick`,
     against the nack trackers of one topic (all its consumers)."""
-    design = CATALOG[w.defaults.nack_design]
+    name = _count_sized(w, "nack")
+    if not w.defaults.has_nack_precision:
+        raise UsageError(
+            f"--budget/--max-early tune negativeAckPrecisionBitCnt, which Pulsar "
+            f"{w.defaults.version} does not have (PIP-393, from 4.0.2)"
+        )
+    design = CATALOG[name]
     per_topic = _multipliers(w, per_consumer=True)[1]
     table = []
     for bits in NACK_BITS:
         counts, _ = fast_counts(nack_stream(w, bits), seed)
         total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_topic  # type: ignore[misc]
-        early = precision.early_ms(w.defaults.nack_design, 0, bits)
+        early = precision.early_ms(name, 0, bits)
         table.append(
             {
                 "nack_precision_bits": bits,
@@ -403,7 +450,7 @@ def recommend_nack_bits(
         )
     return _choose(
         NACK.name,
-        w.defaults.nack_design,
+        name,
         "nack_precision_bits",
         "nack_precision_bits",
         table,

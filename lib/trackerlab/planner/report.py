@@ -12,7 +12,7 @@ import io
 import json
 import math
 
-from trackerlab.planner.plan import Plan, PlanRow
+from trackerlab.planner.plan import Plan, PlanRow, unsized_reason
 from trackerlab.workloads.units import format_bytes, format_duration_ms
 
 
@@ -50,6 +50,8 @@ def answer(plan: Plan) -> str:
             f"({delayed.design}, tick {w.describe('tick')}, delivered up to "
             f"{_ms(delayed.early_ms)} early)"
         )
+    elif any(r.tracker == "delayed-delivery index" for r in plan.rows):
+        parts.append(f"delayed index not sized ({unsized_reason(w, 'delayed')})")
     nack = _default_row(plan, "negative-ack tracker")
     if nack is not None:
         parts.append(f"negative-ack trackers {format_bytes(nack.per_topic)} on the clients")
@@ -59,7 +61,7 @@ def answer(plan: Plan) -> str:
     queue = _default_row(plan, "receiver queue")
     if queue is not None:
         parts.append(f"receiver queues up to {format_bytes(queue.per_topic)} on the clients")
-    text = f"{head}: " + "; ".join(parts) + f" (per topic, Pulsar {v['pulsar_version']})."
+    text = f"{head}: " + "; ".join(parts) + f" (per topic, Pulsar {w.defaults.version})."
     if v["topics"] != 1 and delayed is not None and delayed.per_broker is not None:
         text += (
             f" For {v['topics']:,} such topics a broker holds "
@@ -117,9 +119,7 @@ def table(plan: Plan) -> str:
     out = [answer(plan), ""]
     mode = "message-level snapshot (--exact)" if plan.exact else "closed forms and sampled buckets"
     out.append(f"Steady state from {mode}; sizes are JVM bytes (heap or direct as marked), ")
-    out.append(
-        "KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.values["pulsar_version"]) + " runs."
-    )
+    out.append("KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.defaults.version) + " runs.")
     trackers = list(dict.fromkeys(r.tracker for r in plan.rows))
     for tracker in trackers:
         rows = [r for r in plan.rows if r.tracker == tracker]
@@ -156,7 +156,7 @@ def table(plan: Plan) -> str:
     out += [
         "",
         "Assumed (Pulsar's defaults for "
-        + str(w.values["pulsar_version"])
+        + str(w.defaults.version)
         + "): "
         + ", ".join(f"{name.replace('_', '-')} {text}" for name, text in plan.assumed()),
     ]
@@ -167,7 +167,7 @@ def as_json(plan: Plan) -> str:
     w = plan.workload
     doc = {
         "answer": answer(plan),
-        "pulsar_version": w.values["pulsar_version"],
+        "pulsar_version": w.defaults.version,
         "workload": {name: w.describe(name) for name in w.values},
         "assumed": dict(plan.assumed()),
         "exact": plan.exact,

@@ -126,6 +126,10 @@ class Field:
         if self.pulsar is None:
             return self.default if self.default is not None else "none"
         value = getattr(d, self.pulsar)
+        if self.name == "pulsar_version":
+            return f"{value}, the newest release"
+        if self.name == "nack_precision_bits" and not d.has_nack_precision:
+            return f"{value} (PIP-393's; Pulsar {d.version} has no such setting)"
         if self.name.endswith(("rollover", "latency", "delay")) or self.name == "tick":
             value = format_duration_ms(value)
         elif self.name == "memory_limit":
@@ -232,8 +236,13 @@ FIELDS: tuple[Field, ...] = (
         "how long the workload runs before the snapshot (none: until steady state)",
         "2d",
     ),
-    _field(
-        "pulsar_version", _version, "the Pulsar release whose structures and defaults apply", "4.2"
+    _pulsar(
+        "pulsar_version",
+        _version,
+        "the Pulsar release whose structures and defaults apply (trackerlab designs; "
+        "data/pulsar_releases.yaml)",
+        "4.0.7",
+        "version",
     ),
 )
 FIELD_BY_NAME = {f.name: f for f in FIELDS}
@@ -294,7 +303,6 @@ class PlanWorkload:
         remember the Pulsar settings it assumed."""
         d = defaults_for(self.values.get("pulsar_version"))  # type: ignore[arg-type]
         values = dict(self.values)
-        values.setdefault("pulsar_version", d.version)
         assumed = list(self.assumed)
         for f in FIELDS:
             if f.name in values:
