@@ -9,6 +9,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
   pending_acks;
 - :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
+- :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
+  entry (delayed_delivery, massive_delayed, spark_sweeps);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
   reproduction table.
 """
@@ -21,6 +23,7 @@ from trackerlab.experiments import (
     pending_acks_sizes,
     receiver_queue_sweeps,
     reproduce,
+    steady_state,
     sweep_report,
 )
 
@@ -32,5 +35,6 @@ __all__ = [
     "pending_acks_sizes",
     "receiver_queue_sweeps",
     "reproduce",
+    "steady_state",
     "sweep_report",
 ]

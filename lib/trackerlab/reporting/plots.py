@@ -1,13 +1,18 @@
-"""Small matplotlib helpers shared by the notebooks (log-log size plots)."""
+"""Small matplotlib helpers shared by the notebooks (log-log size plots).
+
+pyplot is imported inside the functions: importing :mod:`trackerlab.reporting` (the report
+kernel does, before IPython selects the inline backend) must not fix matplotlib's backend.
+"""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 
 def bytes_per_entry_axes(title: str, xlabel: str = "messages per bucket M"):
     """A log-log axes for bytes per entry, labelled the same way in every report."""
+    import matplotlib.pyplot as plt
+
     fig, ax = plt.subplots(figsize=(9, 5.5))
     ax.set_xscale("log")
     ax.set_yscale("log")
