@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -50,6 +51,7 @@ class Page:
     text: str = ""  # document.body.innerText
     png: bytes = b""  # full-page screenshot
     height: int = 0
+    values: dict[str, object] = field(default_factory=dict)  # results of ``evaluate``
 
 
 class _Pipe:
@@ -127,8 +129,22 @@ def _errors(events: list[dict]) -> tuple[list[str], list[str]]:
     return errors, requests
 
 
-def load_page(path: Path, width: int = WIDTH, timeout: float = 60.0) -> Page:
-    """Open ``path`` in headless Chromium; see the module docstring."""
+def _high(fd: int) -> int:
+    """``fd`` moved to a number of 10 or more."""
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+    os.close(fd)
+    return high
+
+
+def load_page(
+    path: Path,
+    width: int = WIDTH,
+    timeout: float = 60.0,
+    evaluate: dict[str, str] | None = None,
+) -> Page:
+    """Open ``path`` in headless Chromium; see the module docstring. ``evaluate`` maps names
+    to JavaScript expressions run in order after the load (their values in ``Page.values``),
+    before the screenshot."""
     exe = chromium()
     if exe is None:
         raise FileNotFoundError("chromium is not installed")
@@ -136,10 +152,13 @@ def load_page(path: Path, width: int = WIDTH, timeout: float = 60.0) -> Page:
     with tempfile.TemporaryDirectory(prefix="trackerlab-chromium-") as profile:
         to_chrome_r, to_chrome_w = os.pipe()
         from_chrome_r, from_chrome_w = os.pipe()
+        # the child's ends above fd 9, so that the redirections to fds 3 and 4 cannot clobber them
+        to_chrome_r, from_chrome_w = (_high(fd) for fd in (to_chrome_r, from_chrome_w))
         script = f'exec "$0" "$@" 3<&{to_chrome_r} 4>&{from_chrome_w}'
         with open(Path(profile).parent / f"{Path(profile).name}.log", "wb") as log:
             proc = subprocess.Popen(
-                ["sh", "-c", script, exe, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                # bash, not sh: dash redirects single-digit fds only
+                ["bash", "-c", script, exe, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
                 pass_fds=(to_chrome_r, from_chrome_w),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -161,11 +180,17 @@ def load_page(path: Path, width: int = WIDTH, timeout: float = 60.0) -> Page:
             pipe.send("Page.navigate", {"url": url}, session=session)
             pipe.wait_for("Page.loadEventFired", timeout)
             pipe.settle(1.0)
-            text = pipe.send(
-                "Runtime.evaluate",
-                {"expression": "document.body.innerText", "returnByValue": True},
-                session=session,
-            )["result"].get("value", "")
+
+            def run(expression: str) -> object:
+                reply = pipe.send(
+                    "Runtime.evaluate",
+                    {"expression": expression, "returnByValue": True},
+                    session=session,
+                )
+                return reply["result"].get("value")
+
+            text = run("document.body.innerText") or ""
+            values = {name: run(js) for name, js in (evaluate or {}).items()}
             size = pipe.send("Page.getLayoutMetrics", session=session)["cssContentSize"]
             height = min(int(size["height"]) + 1, MAX_HEIGHT)
             pipe.send(
@@ -175,7 +200,7 @@ def load_page(path: Path, width: int = WIDTH, timeout: float = 60.0) -> Page:
                 "Page.captureScreenshot", {"format": "png"}, session=session, timeout=timeout
             )
             errors, requests = _errors(pipe.events)
-            page = Page(url, errors, requests, text, base64.b64decode(shot["data"]), height)
+            page = Page(url, errors, requests, text, base64.b64decode(shot["data"]), height, values)
             with contextlib.suppress(RuntimeError, TimeoutError):
                 pipe.send("Browser.close", timeout=5)
             return page

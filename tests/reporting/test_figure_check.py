@@ -101,3 +101,49 @@ def test_the_kernel_extension_attaches_the_check_to_displayed_figures():
         "(hidden under other artists, or nothing in view)"
     ]
     assert shell.display_formatter.format("text")[0].get(FIGURE_CHECK_MIME) is None
+
+
+def test_a_light_band_is_visible_and_a_band_under_an_opaque_one_is_not():
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.plot(X, X, label="line")
+    ax.axhspan(2, 4, color="C3", alpha=0.08, label="light band")
+    ax.legend()
+    assert figure_defects(fig) == []
+    ax.axhspan(1, 5, color="white", label="cover")  # drawn later, opaque, over the band
+    ax.legend()
+    assert [d.split("'")[1] for d in figure_defects(fig)] == ["light band"]
+
+
+def test_plot_lines_draws_coinciding_series_once():
+    import pandas as pd
+
+    from trackerlab.reporting import coinciding, plot_lines
+
+    t = np.arange(5.0)
+    frame = pd.DataFrame(
+        {
+            "t": np.tile(t, 4),
+            "y": np.concatenate([t, t, t * 1.0005, 10 - t]),
+            "design": np.repeat(["a", "b", "c", "d"], 5),
+        }
+    )
+    assert coinciding(frame, "design", "y") == [(["a", "b", "c"], False), (["d"], True)]
+    assert coinciding(frame[frame.design < "c"], "design", "y") == [(["a", "b"], True)]
+    fig, ax = plt.subplots(figsize=(5, 3))
+    plot_lines(ax, frame, "t", "y", "design")
+    ax.legend()
+    assert [line.get_label() for line in ax.get_lines()] == ["a ≈ b ≈ c", "d"]
+    assert figure_defects(fig) == []
+
+
+def test_bars_on_a_log_axis():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar(["a", "b"], [10, 1000])
+    assert figure_defects(fig) == []
+    ax.set_yscale("log")
+    assert figure_defects(fig) == ["plot 1 of 1: bars on a log axis"]
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.barh(["a", "b"], [10, 1000])
+    ax.set_xscale("log")
+    ax.set_yscale("log")  # the category axis does not matter
+    assert figure_defects(fig) == ["plot 1 of 1: bars on a log axis"]

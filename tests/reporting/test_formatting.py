@@ -62,5 +62,8 @@ def test_delays_in_words():
     assert format_delay("uniform:0:1h") == "spread uniformly from 0 to 1 h"
     assert format_delay("exponential:10m") == "exponentially distributed with a mean of 10 min"
     assert format_delay("mix:0.8*uniform:0:60s+0.2*uniform:1d:30d") == (
-        "mixed: 80% spread uniformly from 0 to 1 min and 20% spread uniformly from 1 d to 30 d"
+        "80% between 0 and 1 min, 20% between 1 d and 30 d"
+    )
+    assert format_delay("mix:0.5*fixed:1s+0.5*exponential:1m") == (
+        "50% at 1 s, 50% exponential (mean 1 min)"
     )

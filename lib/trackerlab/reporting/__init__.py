@@ -12,10 +12,13 @@ What notebooks use (every name here is public):
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
-- :func:`bytes_per_entry_axes`, :func:`plot_published_points` and :func:`figure_defects`
-  (which ``trackerlab report`` runs on every displayed figure) for plots.
+- :func:`bytes_per_entry_axes`, :func:`plot_bucket_grid`, :func:`plot_published_points`,
+  :func:`container_share` / :func:`plot_container_share` for the time-bucket plots,
+  :func:`plot_lines` (series that coincide share one line and one legend entry), and
+  :func:`figure_defects` (which ``trackerlab report`` runs on every displayed figure).
 """
 
+from trackerlab.paths import display_path
 from trackerlab.reporting.figure_check import figure_defects
 from trackerlab.reporting.formatting import (
     format_bytes,
@@ -26,8 +29,16 @@ from trackerlab.reporting.formatting import (
     format_ratio,
 )
 from trackerlab.reporting.headline import answer, headline
-from trackerlab.reporting.plots import bytes_per_entry_axes, plot_published_points
-from trackerlab.reporting.reader import display_path, reader_text
+from trackerlab.reporting.plots import (
+    bytes_per_entry_axes,
+    coinciding,
+    container_share,
+    plot_bucket_grid,
+    plot_container_share,
+    plot_lines,
+    plot_published_points,
+)
+from trackerlab.reporting.reader import reader_text
 from trackerlab.reporting.reproduction import show_reproduction
 from trackerlab.reporting.seeds import seed_short, seed_title
 from trackerlab.reporting.tables import Column, show_table
@@ -36,6 +47,8 @@ __all__ = [
     "Column",
     "answer",
     "bytes_per_entry_axes",
+    "coinciding",
+    "container_share",
     "display_path",
     "figure_defects",
     "format_bytes",
@@ -45,6 +58,9 @@ __all__ = [
     "format_percent",
     "format_ratio",
     "headline",
+    "plot_bucket_grid",
+    "plot_container_share",
+    "plot_lines",
     "plot_published_points",
     "reader_text",
     "seed_short",

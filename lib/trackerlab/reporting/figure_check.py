@@ -5,11 +5,14 @@
 - **overlapping tick labels** on one axis (``3×10¹4×10¹`` on a log axis): the label
   rectangles (rotated labels in their own frame) intersect by more than half a pixel;
 - **legend entries with no visible artist**: hiding every artist behind a legend label leaves
-  the rendered axes unchanged (fewer than :data:`MIN_VISIBLE_PIXELS` pixels change by more
-  than :data:`PIXEL_DELTA`), so the entry names a series that lies under other ones, has no
-  data in view, or is drawn only outside the axes;
+  the rendered figure unchanged (fewer than :data:`MIN_VISIBLE_PIXELS` pixels change by
+  more than :data:`PIXEL_DELTA`, and no faint change covers a solid square), so the entry
+  names a series that lies under other ones, has no data in view, or is drawn only outside
+  the axes;
 - **unreadable annotations**: text drawn over an image (heatmap cell labels) whose colour has
-  a contrast ratio under 3:1 (WCAG) against the median colour under it.
+  a contrast ratio under 3:1 (WCAG) against the median colour under it;
+- **bars on a log axis**: a bar's length then depends on where the axis happens to start
+  (and stacked segments cannot be compared).
 
 Cost: one draw per figure, plus one per legend entry and one for the annotations.
 
@@ -17,7 +20,7 @@ Cost: one draw per figure, plus one per legend entry and one for the annotations
 (:func:`load_ipython_extension`): each figure a notebook displays carries its defects in a
 :data:`FIGURE_CHECK_MIME` output, which the runner copies into the report's ``NAME.json``
 (``figure_defects``); ``tests/reporting/test_render_all.py`` requires that list to be empty
-for every notebook.
+for every notebook rendered under the smoke profile.
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ __all__ = ["FIGURE_CHECK_MIME", "figure_defects", "load_ipython_extension"]
 FIGURE_CHECK_MIME = "application/vnd.trackerlab.figure-check+json"
 #: A pixel counts as changed when one channel moves by more than this (0-255).
 PIXEL_DELTA = 60
-#: An artist is visible when hiding it changes at least this many pixels.
+#: An artist is visible when hiding it changes at least this many pixels ...
 MIN_VISIBLE_PIXELS = 6
+#: ... or a solid square of this side (pixels) by more than FAINT_DELTA (a light band).
+FAINT_BLOCK = 5
+FAINT_DELTA = 8
 #: Smallest contrast ratio for text drawn over an image.
 MIN_CONTRAST = 3.0
 
@@ -168,6 +174,24 @@ def _labelled_artists(fig, label: str) -> list:
     return found
 
 
+def _has_block(mask: np.ndarray, side: int) -> bool:
+    """Whether ``mask`` holds a solid ``side`` x ``side`` square (an area, not a line's edge)."""
+    if mask.shape[0] < side or mask.shape[1] < side:
+        return False
+    sums = np.pad(mask.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    window = sums[side:, side:] - sums[:-side, side:] - sums[side:, :-side] + sums[:-side, :-side]
+    return bool((window == side * side).any())
+
+
+def _visible_change(delta: np.ndarray) -> bool:
+    """Whether hiding an artist changed what a reader sees: a few strongly changed pixels
+    (a line, markers), or a faint but solid area (a light band or bar). The faint edges of a
+    line drawn exactly under another change no pixel strongly and form no area."""
+    if int((delta > PIXEL_DELTA).sum()) >= MIN_VISIBLE_PIXELS:
+        return True
+    return _has_block(delta > FAINT_DELTA, FAINT_BLOCK)
+
+
 def invisible_legend_entries(fig) -> list[str]:
     """Legend labels whose artists do not change the rendered figure when hidden."""
     found = []
@@ -179,8 +203,7 @@ def invisible_legend_entries(fig) -> list[str]:
             if not artists:
                 continue  # a proxy handle drawn only in the legend: nothing to compare
             hidden = _render_without(fig, [legend, *artists])
-            changed = int((np.abs(hidden - base).max(axis=2) > PIXEL_DELTA).sum())
-            if changed < MIN_VISIBLE_PIXELS:
+            if not _visible_change(np.abs(hidden - base).max(axis=2)):
                 found.append(
                     f"{where}: legend entry {label!r} shows no visible data "
                     "(hidden under other artists, or nothing in view)"
@@ -237,6 +260,21 @@ def low_contrast_annotations(fig, renderer) -> list[str]:
     return found
 
 
+def bars_on_log_axes(fig) -> list[str]:
+    """Axes that draw bars along a logarithmic value axis."""
+    from matplotlib.container import BarContainer
+
+    found = []
+    for ax in fig.axes:
+        bars = [c for c in ax.containers if isinstance(c, BarContainer) and len(c)]
+        for c in bars:
+            value_scale = ax.get_xscale() if c.orientation == "horizontal" else ax.get_yscale()
+            if value_scale in ("log", "symlog"):
+                found.append(f"{_axes_name(ax)}: bars on a {value_scale} axis")
+                break
+    return found
+
+
 def figure_defects(fig) -> list[str]:
     """Every defect of ``fig`` (empty when it reads well)."""
     canvas = _canvas(fig)
@@ -245,6 +283,7 @@ def figure_defects(fig) -> list[str]:
     defects = tick_label_overlaps(fig, renderer)
     defects += invisible_legend_entries(fig)
     defects += low_contrast_annotations(fig, renderer)
+    defects += bars_on_log_axes(fig)
     counts = Counter(defects)
     defects = [d if counts[d] == 1 else f"{d} (x{counts[d]})" for d in dict.fromkeys(defects)]
     title = fig._suptitle.get_text() if fig._suptitle is not None else ""

@@ -114,19 +114,30 @@ def format_delay(spec: str) -> str:
     return _delay_words(DelaySpec.parse(spec))
 
 
-def _delay_words(d) -> str:
+def _delay_words(d, part: bool = False) -> str:
+    """Words for one distribution; ``part`` is a mixture's component (terser)."""
     if d.kind == "fixed":
-        return f"fixed at {format_duration(d.params[0])}"
+        return (
+            f"at {format_duration(d.params[0])}"
+            if part
+            else f"fixed at {format_duration(d.params[0])}"
+        )
     if d.kind == "uniform":
         lo, hi = d.params
         low = format_duration(lo) if lo else "0"
+        if part:
+            return f"between {low} and {format_duration(hi)}"
         return f"spread uniformly from {low} to {format_duration(hi)}"
     if d.kind == "exponential":
-        return f"exponentially distributed with a mean of {format_duration(d.params[0])}"
+        mean = format_duration(d.params[0])
+        return (
+            f"exponential (mean {mean})"
+            if part
+            else (f"exponentially distributed with a mean of {mean}")
+        )
     if d.kind == "mix":
-        parts = [
-            f"{format_percent(w)} {_delay_words(p)}"
+        return ", ".join(
+            f"{format_percent(w)} {_delay_words(p, part=True)}"
             for w, p in zip(d.weights, d.parts, strict=True)
-        ]
-        return "mixed: " + " and ".join(parts)
+        )
     return d.text or d.kind

@@ -9,28 +9,14 @@ absolute path in a text and names seeds by title (:func:`~trackerlab.reporting.s
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from trackerlab.paths import display_path
 from trackerlab.reporting.seeds import name_seeds
 
 __all__ = ["display_path", "reader_text"]
 
 #: An absolute POSIX path of at least two parts, not part of a ratio like ``msg/ms``.
 ABSOLUTE_PATH = re.compile(r"(?<![\w.~:/])/(?:[\w.+-]+/)+[\w.+-]*")
-
-
-def display_path(path: str | Path) -> str:
-    """``path`` relative to the repository, else its last two parts (``…/sweeps/smoke``)."""
-    from trackerlab.paths import repo_root
-
-    p = Path(path)
-    if not p.is_absolute():
-        return str(p)
-    try:
-        return str(p.resolve().relative_to(repo_root())) or "."
-    except (ValueError, OSError):
-        parts = [x for x in p.parts if x != "/"]
-        return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else "/".join(parts)
 
 
 def reader_text(text: str) -> str:

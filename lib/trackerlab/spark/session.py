@@ -16,6 +16,10 @@ output is touched: Java missing or too old (checked first), a malformed master U
 ``spark://`` or ``k8s://`` master that does not answer a TCP connect within
 :data:`CONNECT_TIMEOUT_S` seconds per address, or a cluster that registers no executor
 within :data:`EXECUTOR_WAIT_S` seconds.
+
+The driver JVM's stderr goes through this process, which drops the one line every start
+prints, ``WARNING: Using incubator modules: jdk.incubator.vector`` (:data:`JVM_STARTUP_NOISE`);
+everything else is passed on unchanged.
 """
 
 from __future__ import annotations
@@ -132,6 +136,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{quiet_log4j2()}"
     )
     try:
+        _start_quiet_gateway(conf)
         spark = SparkSession.builder.config(conf=conf).getOrCreate()
     except Exception as exc:  # a JVM that did not start, a master Spark refused
         used = conf.get("spark.master")
@@ -143,6 +148,37 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
         spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
     return spark
+
+
+#: What the JVM prints on every start because Spark adds ``--add-modules=jdk.incubator.vector``
+#: (``JavaModuleOptions``); Java has no switch to silence it.
+JVM_STARTUP_NOISE = re.compile(rb"^WARNING: Using incubator modules: jdk\.incubator\.vector\s*$")
+
+
+def _forward_stderr(stream) -> None:
+    """Copy the JVM's stderr to ours line by line, without its start-up incubator warning."""
+    for line in iter(stream.readline, b""):
+        if not JVM_STARTUP_NOISE.match(line):
+            os.write(2, line)
+
+
+def _start_quiet_gateway(conf) -> None:
+    """Start the JVM that pyspark would start, with its stderr piped through
+    :func:`_forward_stderr`. Nothing to do when this process already has a gateway, or when
+    ``spark-submit`` started the JVM (``PYSPARK_GATEWAY_PORT``)."""
+    import subprocess
+    import threading
+
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    threading.Thread(
+        target=_forward_stderr, args=(gateway.proc.stderr,), name="jvm-stderr", daemon=True
+    ).start()
+    SparkContext(conf=conf, gateway=gateway)
 
 
 def _java_reason(exc: BaseException) -> str:
