@@ -47,3 +47,16 @@ def cache_dir() -> Path:
 def published_csv() -> Path:
     """The project's copy of every number the seeds publish."""
     return data_dir() / "published" / "published_numbers.csv"
+
+
+def display_path(path: str | Path) -> str:
+    """``path`` as a reader on another machine can use it: relative to the repository
+    (``data/sweeps/smoke``), else only its last two parts (``…/sweeps/smoke``)."""
+    p = Path(path)
+    if not p.is_absolute():
+        return str(p)
+    try:
+        return str(p.resolve().relative_to(repo_root())) or "."
+    except (ValueError, OSError):
+        parts = [x for x in p.parts if x != "/"]
+        return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else "/".join(parts)

@@ -11,6 +11,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
   delayed --pulsar-version``;
 - :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
+- :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
+  entry (delayed_delivery, massive_delayed, spark_sweeps);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
   reproduction table.
 """
@@ -24,6 +26,7 @@ from trackerlab.experiments import (
     pulsar_versions,
     receiver_queue_sweeps,
     reproduce,
+    steady_state,
     sweep_report,
 )
 
@@ -36,5 +39,6 @@ __all__ = [
     "pulsar_versions",
     "receiver_queue_sweeps",
     "reproduce",
+    "steady_state",
     "sweep_report",
 ]

@@ -48,13 +48,16 @@ from trackerlab.workloads.ledger_rollover import LedgerRollover
 from trackerlab.workloads.units import parse_duration_ms
 
 __all__ = [
+    "COLORS",
     "DEFAULT_DESIGNS",
     "DESIGNS",
     "SEED_SCENARIO",
     "DelayedResult",
     "DelayedScenario",
     "as_float_array",
+    "extras_table",
     "horizon_days_for",
+    "reader_summary",
     "scenario_dict",
     "simulate",
     "with_delay",
@@ -397,3 +400,66 @@ def horizon_days_for(delay: str, margin_days: float = 1.0) -> float:
 
 def as_float_array(values: object) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------- for reports
+
+#: One colour per design, the same in every figure.
+COLORS = {
+    "triple-heap": "tab:red",
+    "time-buckets": "tab:orange",
+    "pip195-buckets": "tab:blue",
+    "delay-level-topics": "tab:green",
+}
+
+#: Summary columns for a reader: column of :meth:`DelayedResult.summary`, header, divisor.
+READER_COLUMNS = (
+    ("memory_peak_bytes", "memory peak (MiB)", MIB),
+    ("memory_steady_bytes", "memory at end (MiB)", MIB),
+    ("persisted_end_bytes", "persisted at end (MiB)", MIB),
+    ("extra_writes_bytes", "extra writes (MiB)", MIB),
+    ("write_amplification", "write amplification", 1),
+    ("retention_max_h", "longest ledger retention (h)", 1),
+    ("storage_end_bytes", "storage held at end (GiB)", 1024**3),
+    ("recovery_entries_read", "restart: entries re-read", 1),
+    ("recovery_indexes", "restart: indexes rebuilt", 1),
+    ("early_ms", "early by up to (ms)", 1),
+)
+
+#: What each design's own figures (``DesignRun.extras``) mean, with their units.
+EXTRA_LABELS = {
+    "peak_all_steps": "queue capacity at its peak, any step (B)",
+    "buckets_end": "time buckets at the end",
+    "bucket_ms": "bucket width (ms)",
+    "buckets_sealed": "buckets sealed",
+    "buckets_alive_end": "buckets alive at the end",
+    "segments_per_bucket": "snapshot segments per bucket",
+    "indexes_per_bucket": "indexes per bucket",
+    "mutable_bytes_end": "mutable bucket at the end (B)",
+    "shared_bytes_end": "shared queue at the end (B)",
+    "bucket_objects_bytes_end": "bucket objects at the end (B)",
+    "bitmaps_bytes_end": "per-ledger bitmaps at the end (B)",
+    "cursor_property_updates": "cursor property updates",
+    "level_partitions": "level partitions",
+    "republished_entries": "entries re-published",
+    "level_backlog_entries_end": "level partitions' backlog at the end (entries)",
+    "level_retention_max_ms": "longest level-partition retention (ms)",
+    "real_topic_entries_end": "entries written to the real topic",
+    "beyond_max_fraction": "share of delays beyond the maximum",
+}
+
+
+def reader_summary(summary: pd.DataFrame) -> pd.DataFrame:
+    """:meth:`DelayedResult.summary` in a reader's units (MiB, GiB, hours), units in headers."""
+    return pd.DataFrame({header: summary[col] / div for col, header, div in READER_COLUMNS})
+
+
+def extras_table(result: DelayedResult) -> pd.DataFrame:
+    """Each design's own figures in long form (design, quantity, value): no empty cells."""
+    return pd.DataFrame(
+        [
+            {"design": name, "quantity": EXTRA_LABELS.get(key, key), "value": value}
+            for name, run in result.runs.items()
+            for key, value in run.extras.items()
+        ]
+    )

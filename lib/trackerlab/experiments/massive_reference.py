@@ -17,8 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from trackerlab.experiments.massive_delayed import DelayedScenario
+from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
 from trackerlab.models.delayed.delay_levels import DelayLevelTopics
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.pip195 import BucketDelayedDeliveryTracker
@@ -27,8 +28,10 @@ from trackerlab.models.time_buckets.shapes import jvm_bytes
 from trackerlab.workloads.stream import DEFAULT_START_MS, Workload
 
 __all__ = [
+    "VALIDATION_CASES",
     "ReferenceRun",
     "reference_run",
+    "validation_table",
 ]
 
 ALL = 1 << 62
@@ -158,3 +161,71 @@ def _indexed(design: str, tracker) -> float:
     if design == "delay-level-topics":
         return float(tracker.tracker.number_of_delayed_messages())
     return float(tracker.number_of_delayed_messages())
+
+
+def validation_table(rate_per_s: float, minutes: float) -> pd.DataFrame:
+    """The aggregated simulation against per-message runs on short horizons, one row per case.
+
+    Five single-topic cases at ``rate_per_s`` (one message per entry, 3,000-entry ledgers)
+    over ``minutes``, and one delay-level case (HOUR partitions, 1-3 h delays, 4 h at
+    5 msg/s). Columns: design, delay, entries, mean and peak bytes ratio (aggregated /
+    per-message), ``within 5%``.
+    """
+    base = dict(
+        rate_per_s=rate_per_s,
+        batch_size=1,
+        subscriptions=1,
+        days=minutes / 1440,
+        step_s=1.0,
+        samples=30,
+        entries_per_ledger=3000,
+        min_rollover_minutes=0,
+        min_index_count=2000,
+    )
+    cases = [
+        DelayedScenario(**base, delay=delay, designs=(design,))
+        for design, delay in VALIDATION_CASES
+    ]
+    cases.append(
+        DelayedScenario(
+            rate_per_s=5.0,
+            batch_size=1,
+            subscriptions=1,
+            days=4 / 24,
+            step_s=1.0,
+            samples=30,
+            entries_per_ledger=600,
+            min_rollover_minutes=0,
+            partition_by="HOUR",
+            max_delay_s=3 * 3600.0,
+            delay="uniform:1h:3h",
+            designs=("delay-level-topics",),
+        )
+    )
+    rows = []
+    for sc in cases:
+        design = sc.designs[0]
+        agg, ref = simulate(sc).runs[design], reference_run(sc, design)
+        rows.append(
+            {
+                "design": design,
+                "delay": sc.delay,
+                "entries": int(sc.entries_per_s * sc.days * 86400),
+                "mean bytes ratio": agg.memory_bytes.mean() / ref.memory_bytes.mean(),
+                "peak bytes ratio": agg.memory_bytes.max() / ref.memory_bytes.max(),
+            }
+        )
+    table = pd.DataFrame(rows)
+    ratios = table[["mean bytes ratio", "peak bytes ratio"]]
+    table["within 5%"] = (ratios.sub(1).abs() <= 0.05).all(axis=1)
+    return table
+
+
+#: (design, delay) of the single-topic validation cases.
+VALIDATION_CASES = (
+    ("triple-heap", "uniform:1m:15m"),
+    ("time-buckets", "fixed:5m"),
+    ("time-buckets", "mix:0.7*uniform:0:30s+0.3*uniform:5m:20m"),
+    ("pip195-buckets", "uniform:1m:15m"),
+    ("pip195-buckets", "fixed:5m"),
+)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trackerlab.paths import data_dir
+from trackerlab.paths import data_dir, display_path
 from trackerlab.spark.grid import DESIGNS, Grid, GridPoint, load_profile
 from trackerlab.spark.rows import index_rows
 from trackerlab.spark.store import read_sweep
@@ -86,13 +86,16 @@ def load_results(profile: str, folder: str = "", fallback_messages: int = 20_000
     if len(frame):
         commits = ", ".join(sorted(set(frame.git_commit.str[:10])))
         points = frame.point_id.nunique()
-        source = f"Spark sweep {path} ({points} points, {frame.master.iloc[0]}, commit {commits})"
+        source = (
+            f"Spark sweep {display_path(path)} ({points} points, {frame.master.iloc[0]}, "
+            f"commit {commits})"
+        )
         return Results(frame, source, True, path)
     grid = load_profile(profile)
     points = shrink_grid(grid, fallback_messages)
     frame = fallback_rows(points)
     source = (
-        f"single-process fallback: no sweep results in {path}; {len(points)} points of "
+        f"single-process fallback: no sweep results in {display_path(path)}; {len(points)} points of "
         f"profile {profile!r} at up to {fallback_messages:,} messages each "
         f"(run `trackerlab sweep --profile {profile}` for the real scale)"
     )
@@ -210,7 +213,15 @@ def plot_heatmaps(frame: pd.DataFrame):
             ax.set_xticks(range(len(t.columns)), [str(c) for c in t.columns])
             ax.set_yticks(range(len(t.index)), [f"{r:g}" for r in t.index])
             for (y, x), v in np.ndenumerate(t.to_numpy()):
-                ax.text(x, y, f"{v:.2g}", ha="center", va="center", fontsize=7, color="white")
+                ax.text(
+                    x,
+                    y,
+                    f"{v:.2g}",
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color=_label_colour(image, v),
+                )
             ax.set_title(f"{DESIGN_LABELS[d]}\n{'random' if k else 'fixed'} delay", fontsize=9)
             if i == len(kinds) - 1:
                 ax.set_xlabel("trim bits y (bucket = 2^y ms)")
@@ -219,6 +230,14 @@ def plot_heatmaps(frame: pd.DataFrame):
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.8, label="JVM bytes per entry (heap + direct)")
     return fig
+
+
+def _label_colour(image, value: float) -> str:
+    """Black on the light (yellow) end of the colour map, white on the dark end."""
+    if not np.isfinite(value):
+        return "black"
+    r, g, b, _ = image.cmap(image.norm(value))
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.4 else "white"
 
 
 def plot_penalty(frame: pd.DataFrame):
@@ -255,13 +274,14 @@ def plot_scaling(frame: pd.DataFrame, from_spark: bool):
                 t.messages,
                 t.task_s_per_1e6,
                 "s--",
+                mfc="none",
                 color=line[0].get_color(),
                 label=f"{delay}: task time (summed over cores)",
             )
     ax.set_xscale("log")
-    ax.set_xlabel("messages N")
-    ax.set_ylabel("seconds per 1e6 messages")
-    ax.set_ylim(bottom=0)
+    ax.set_yscale("log")
+    ax.set_xlabel("messages N (log)")
+    ax.set_ylabel("seconds per 1e6 messages (log)")
     ax.set_title(
         "Spark sweep cost per message" if from_spark else "Single-process cost per message"
     )

@@ -1,4 +1,21 @@
-"""``reports/index.html``: every published report with its headline figures and provenance."""
+"""``reports/index.html``: what each report answers, for a reader who has not seen the code.
+
+The page, top to bottom:
+
+1. **The lead**: the answer of :data:`LEAD_REPORT` (the capacity planner,
+   ``notebooks/capacity_planner.ipynb``) in a box of its own, once that report exists. This
+   is the slot the planner fills; until then the page starts with the next part.
+2. **Reproduction status**, one line linking to :data:`REPRODUCTION_REPORT` (its answer, else
+   its ``reproduced`` headline).
+3. **One card per other report**, by title: the report's answer (:func:`answer`), else its
+   first headline figure, then its other headline figures and a line with the profile and
+   run time.
+4. **How these were made** (folded): profile, parameters, commit and library versions.
+5. Failed runs, if any.
+
+Every text shown passes :func:`~trackerlab.reporting.reader.reader_text`: no machine paths,
+seeds by title.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +24,34 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from trackerlab.reporting.reader import reader_text
+
 FAILED_DIR = "_failed"
+#: The report whose answer leads the page (the capacity planner, when it exists).
+LEAD_REPORT = "capacity_planner"
+#: The report whose answer is the one-line reproduction status.
+REPRODUCTION_REPORT = "overview"
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 0; color: #222; line-height: 1.45; }
+main { max-width: 62em; margin: 0 auto; padding: 1.5em 1.2em 3em; }
+h1 { font-size: 1.7em; margin: 0 0 .2em; }
+.lede { color: #444; margin: 0 0 1.2em; }
+.lead { border: 2px solid #2a9d8f; border-radius: 6px; padding: .8em 1.1em; margin: 0 0 1.2em;
+  background: #f3faf9; }
+.lead h2 { margin: 0 0 .3em; font-size: 1.15em; }
+.status { padding: .5em .9em; background: #f6f6f6; border-radius: 6px; margin: 0 0 1.4em; }
+.card { border-bottom: 1px solid #e3e3e3; padding: .9em 0; }
+.card h2 { font-size: 1.15em; margin: 0 0 .3em; }
+.answer { font-size: 1.05em; margin: .2em 0 .4em; }
+.figures { margin: .2em 0; padding-left: 1.2em; color: #333; }
+.note, .small { color: #666; font-size: 88%; }
+details { margin-top: 1.5em; }
+table { border-collapse: collapse; width: 100%; font-size: 90%; }
+td, th { border-bottom: 1px solid #ddd; padding: .4em; vertical-align: top; text-align: left; }
+code { font-size: 95%; }
+.failed { color: #9b2226; }
+"""
 
 
 def read_metas(folder: Path) -> list[dict]:
@@ -23,17 +67,85 @@ def read_metas(folder: Path) -> list[dict]:
     return metas
 
 
-def _headlines_html(meta: dict) -> str:
-    items = []
-    for h in meta.get("headlines", []):
-        note = f' <span class="note">({html.escape(h["note"])})</span>' if h.get("note") else ""
-        items.append(f"<li><b>{html.escape(h['label'])}</b>: {html.escape(h['value'])}{note}</li>")
-    return f"<ul>{''.join(items)}</ul>" if items else "<i>none</i>"
+def _text(value: object) -> str:
+    """Escaped reader text: no machine paths, seeds by title."""
+    return html.escape(reader_text(str(value)))
 
 
-def _versions_html(versions: dict) -> str:
-    text = ", ".join(f"{k} {v}" for k, v in versions.items())
-    return f'<details><summary>versions</summary><span class="small">{html.escape(text)}</span></details>'
+def _headline_text(h: dict) -> str:
+    note = f' <span class="note">({_text(h["note"])})</span>' if h.get("note") else ""
+    return f"<b>{_text(h.get('label', ''))}</b>: {_text(h.get('value', ''))}{note}"
+
+
+def _answer_html(meta: dict) -> tuple[str, list[dict]]:
+    """The report's headline sentence and the figures left to list under it."""
+    headlines = list(meta.get("headlines", []))
+    if meta.get("answer"):
+        return _text(meta["answer"]), headlines
+    if headlines:
+        return _headline_text(headlines[0]), headlines[1:]
+    return "<i>no answer published</i>", []
+
+
+def _when(meta: dict) -> str:
+    finished = str(meta.get("finished", ""))
+    try:
+        stamp = datetime.strptime(finished, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return _text(finished)
+    return stamp.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _run_line(meta: dict) -> str:
+    name = html.escape(meta["name"])
+    return (
+        f'<p class="small">profile {_text(meta.get("profile", ""))} · ran {_when(meta)} in '
+        f"{meta.get('duration_s', 0):.0f} s · "
+        f'<a href="{name}.ipynb">executed notebook</a></p>'
+    )
+
+
+def _card(meta: dict, kind: str = "card") -> str:
+    """One report: title, answer, the other figures and the run line."""
+    name = html.escape(meta["name"])
+    answer, figures = _answer_html(meta)
+    items = "".join(f"<li>{_headline_text(h)}</li>" for h in figures)
+    tag = "section" if kind == "lead" else "article"
+    return (
+        f'<{tag} class="{kind}" id="{name}">'
+        f'<h2><a href="{name}.html">{_text(meta.get("title", name))}</a></h2>'
+        f'<p class="answer">{answer}</p>'
+        f"{f'<ul class=figures>{items}</ul>' if items else ''}"
+        f"{_run_line(meta)}</{tag}>"
+    )
+
+
+def _lead(meta: dict | None) -> str:
+    """LEAD SLOT: the capacity planner's answer leads the page once its report exists."""
+    if meta is None:
+        return f"<!-- lead slot: the answer of {LEAD_REPORT}.ipynb goes here once it exists -->"
+    return _card(meta, "lead")
+
+
+def _status(meta: dict | None) -> str:
+    if meta is None:
+        return ""
+    name = html.escape(meta["name"])
+    if meta.get("answer"):
+        text = _text(meta["answer"])
+    else:
+        headlines = meta.get("headlines", [])
+        chosen = next((h for h in headlines if "reproduced" in h.get("label", "")), None)
+        chosen = chosen or (headlines[0] if headlines else None)
+        if chosen is None:
+            return ""
+        note = f" ({_text(chosen['note'])})" if chosen.get("note") else ""
+        text = f"{_text(chosen['value'])} published numbers {_text(chosen['label'])}{note}"
+    title = _text(meta.get("title", name))
+    return (
+        f'<p class="status"><b>Reproduction of the seeds\' numbers:</b> {text}. '
+        f'Details: <a href="{name}.html">{title}</a>.</p>'
+    )
 
 
 def _short_commit(commit: str) -> str:
@@ -41,54 +153,75 @@ def _short_commit(commit: str) -> str:
     return commit[:12] + (" (dirty)" if commit.endswith("-dirty") else "")
 
 
+def _parameters(meta: dict) -> str:
+    params = meta.get("parameters", {})
+    return "<br>".join(
+        f"<code>{_text(k)}</code> = {_text(json.dumps(v))}" for k, v in params.items()
+    )
+
+
+def _provenance(metas: list[dict]) -> str:
+    rows = []
+    for meta in metas:
+        name = html.escape(meta["name"])
+        versions = ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())
+        rows.append(
+            f'<tr><td><a href="{name}.html">{name}</a></td>'
+            f"<td>{_text(meta.get('profile', ''))}</td>"
+            f'<td class="small">{_parameters(meta)}</td>'
+            f"<td>{_when(meta)}<br><span class=small>{meta.get('duration_s', 0):.1f} s</span></td>"
+            f"<td><code>{_text(_short_commit(meta.get('git_commit', 'unknown')))}</code>"
+            f'<br><span class="small">{_text(versions)}</span></td></tr>'
+        )
+    return (
+        "<details><summary>How these reports were made: profiles, parameters, commits "
+        "and library versions</summary>"
+        "<table><tr><th>report</th><th>profile</th><th>parameters</th><th>run</th>"
+        f"<th>commit, versions</th></tr>{''.join(rows)}</table></details>"
+    )
+
+
+def _failed(folder: Path) -> str:
+    failed = [
+        f'<li><a href="{FAILED_DIR}/{html.escape(m["name"])}.ipynb">{html.escape(m["name"])}</a> '
+        f"failed ({_when(m)}): {_text(m.get('error', ''))}</li>"
+        for m in read_metas(folder / FAILED_DIR)
+    ]
+    if not failed:
+        return ""
+    return (
+        '<h2 class="failed">Failed runs (the previous report, if any, is still listed above)</h2>'
+        f"<ul>{''.join(failed)}</ul>"
+    )
+
+
 def render_index(folder: Path) -> str:
     """HTML for the index of ``folder`` (published reports plus any kept failures)."""
-    rows = []
-    for meta in read_metas(folder):
-        name = html.escape(meta["name"])
-        params = html.escape(json.dumps(meta.get("parameters", {}), sort_keys=True))
-        rows.append(
-            "<tr>"
-            f'<td><a href="{name}.html">{html.escape(meta.get("title", name))}</a><br>'
-            f'<span class="small"><a href="{name}.ipynb">{name}.ipynb</a></span></td>'
-            f"<td>{_headlines_html(meta)}</td>"
-            f"<td>{html.escape(meta.get('profile', ''))}"
-            f'<br><span class="small" title="{params}">parameters</span></td>'
-            f"<td>{html.escape(meta.get('finished', ''))}"
-            f'<br><span class="small">{meta.get("duration_s", 0):.1f} s</span></td>'
-            f"<td><code>{html.escape(_short_commit(meta.get('git_commit', 'unknown')))}</code>"
-            f"{_versions_html(meta.get('versions', {}))}</td>"
-            "</tr>"
-        )
-    failed = []
-    for meta in read_metas(folder / FAILED_DIR):
-        name = html.escape(meta["name"])
-        failed.append(
-            f'<li><a href="{FAILED_DIR}/{name}.ipynb">{name}</a> failed '
-            f"{html.escape(meta.get('finished', ''))}: {html.escape(meta.get('error', ''))}</li>"
-        )
-    failed_html = (
-        f"<h2>Failed runs (the previous report, if any, is still listed above)</h2><ul>{''.join(failed)}</ul>"
-        if failed
-        else ""
+    metas = read_metas(folder)
+    by_name = {m["name"]: m for m in metas}
+    cards = sorted(
+        (m for m in metas if m["name"] not in (LEAD_REPORT, REPRODUCTION_REPORT)),
+        key=lambda m: str(m.get("title", m["name"])).lower(),
     )
+    body = "".join(_card(m) for m in cards) or "<p><i>No reports yet: run make report.</i></p>"
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>trackerlab reports</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; max-width: 75em; }}
-table {{ border-collapse: collapse; width: 100%; }}
-td, th {{ border-bottom: 1px solid #ddd; padding: .5em; vertical-align: top; text-align: left; }}
-ul {{ margin: 0; padding-left: 1.2em; }} .small, .note {{ color: #666; font-size: 85%; }}
-</style></head><body>
-<h1>trackerlab reports</h1>
-<p>Each report is an executed notebook from <code>notebooks/</code>, rendered by
-<code>trackerlab report</code>. Index written {now}.</p>
-<table><tr><th>Report</th><th>Headline figures</th><th>Profile</th><th>Run</th><th>Commit</th></tr>
-{"".join(rows) or '<tr><td colspan="5"><i>no reports yet</i></td></tr>'}
-</table>
-{failed_html}
-</body></html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>trackerlab: what Pulsar's message trackers cost</title>
+<style>{STYLE}</style></head><body><main>
+<h1>What Pulsar's message trackers cost</h1>
+<p class="lede">Each report answers one question about the memory and behaviour of Apache
+Pulsar's message-tracking structures, from models checked against the Java code. Open a
+title for the full report: the story, figures and tables, with the code behind a
+"Show code" button.</p>
+{_lead(by_name.get(LEAD_REPORT))}
+{_status(by_name.get(REPRODUCTION_REPORT))}
+{body}
+{_provenance(metas)}
+{_failed(folder)}
+<p class="small">Index written {now}.</p>
+</main></body></html>
 """
 
 

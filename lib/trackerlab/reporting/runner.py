@@ -1,8 +1,9 @@
 """Execute notebooks with papermill, export standalone HTML, and publish them atomically.
 
 For each selected notebook the run writes ``NAME.ipynb`` (executed), ``NAME.html``
-(standalone, figures embedded as data URIs) and ``NAME.json`` (profile, parameters,
-headline figures, run date, git commit, library versions) into a staging copy of the
+(standalone, figures embedded, code hidden behind a toggle: :mod:`~trackerlab.reporting.export`),
+the full tables as ``NAME.SLUG.csv`` and ``NAME.json`` (profile, parameters, answer,
+headline figures, figure defects, run date, git commit, library versions) into a staging copy of the
 output folder, rebuilds ``index.html`` and swaps the folder into place
 (:mod:`trackerlab.reporting.publish`). A failing notebook leaves its previous report in
 place; its executed copy goes to ``_failed/`` and the run exits non-zero.
@@ -27,10 +28,12 @@ from trackerlab.errors import UsageError
 from trackerlab.params import check_text
 from trackerlab.paths import cache_dir
 from trackerlab.reporting import notebooks as nbs
+from trackerlab.reporting.export import export_report
 from trackerlab.reporting.index import FAILED_DIR, write_index
 from trackerlab.reporting.profiles import get_profile, resolve
 from trackerlab.reporting.publish import check_out, check_writable, publish_error, staged
 from trackerlab.reporting.ranges import check_ranges, estimate_report
+from trackerlab.reporting.tables import REPORT_NAME_ENV
 
 KERNEL_NAME = "trackerlab-python"
 KERNEL_LOG_ENV = "TRACKERLAB_KERNEL_LOG"
@@ -99,9 +102,10 @@ def kernel_log() -> Path:
 def _private_kernel(log: Path) -> Iterator[None]:
     """Register a kernelspec that runs this interpreter, so reports never pick another Python.
 
-    A user-level ``python3`` kernelspec (``~/.local/share/jupyter/kernels``) would otherwise
-    win over this environment's; ``JUPYTER_PATH`` entries are searched first. The kernel
-    writes its own stderr to ``log`` (:mod:`trackerlab.reporting.kernel`), not the terminal.
+    The kernel is :mod:`trackerlab.reporting.kernel` (IPython's, interruptible only inside
+    cells, with the figure check loaded; its own stderr goes to ``log``, not the terminal). A
+    user-level ``python3`` kernelspec (``~/.local/share/jupyter/kernels``) would otherwise win
+    over this environment's; ``JUPYTER_PATH`` entries are searched first.
     """
     saved = os.environ.get("JUPYTER_PATH")
     with tempfile.TemporaryDirectory(prefix="trackerlab-kernel-") as folder:
@@ -158,13 +162,18 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _export_html(nb_path: Path, html_path: Path) -> None:
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    nb = nbformat.read(nb_path, as_version=4)
-    body, _ = HTMLExporter(template_name="lab", embed_images=True).from_notebook_node(nb)
-    html_path.write_text(body, encoding="utf-8")
+@contextlib.contextmanager
+def _report_name(name: str) -> Iterator[None]:
+    """Tell the kernel which report it renders (tables link their CSVs as ``NAME.SLUG.csv``)."""
+    saved = os.environ.get(REPORT_NAME_ENV)
+    os.environ[REPORT_NAME_ENV] = name
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(REPORT_NAME_ENV, None)
+        else:
+            os.environ[REPORT_NAME_ENV] = saved
 
 
 def _restore_kernelspec(nb_path: Path, original: Path) -> None:
@@ -218,11 +227,8 @@ def execute_one(
     provenance: dict[str, object],
 ) -> Failure | None:
     """Run one notebook into ``stage``; return a Failure instead of raising on cell errors."""
-    import nbformat
     import papermill
     from papermill.exceptions import PapermillExecutionError
-
-    from trackerlab.reporting.headline import read_headlines
 
     work = stage / FAILED_DIR / f".{info.name}.running.ipynb"
     work.parent.mkdir(exist_ok=True)
@@ -236,15 +242,16 @@ def execute_one(
         **provenance,
     }
     try:
-        papermill.execute_notebook(
-            str(info.path),
-            str(work),
-            parameters=params,
-            kernel_name=KERNEL_NAME,
-            language="python",
-            cwd=str(info.path.parent),
-            progress_bar=False,
-        )
+        with _report_name(info.name):
+            papermill.execute_notebook(
+                str(info.path),
+                str(work),
+                parameters=params,
+                kernel_name=KERNEL_NAME,
+                language="python",
+                cwd=str(info.path.parent),
+                progress_bar=False,
+            )
     except PapermillExecutionError as exc:
         cell = _failed_cell(work, exc)
         error = f"{exc.ename}: {exc.evalue}"
@@ -253,12 +260,8 @@ def execute_one(
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return _keep_failure(info, work, stage, meta, t0, "the kernel", error)
     _restore_kernelspec(work, info.path)
-    meta.update(
-        finished=_now(),
-        duration_s=time.monotonic() - t0,
-        headlines=read_headlines(nbformat.read(work, as_version=4)),
-    )
-    _export_html(work, stage / f"{info.name}.html")
+    outputs = export_report(work, stage / f"{info.name}.html", info, params, profile)
+    meta.update(finished=_now(), duration_s=time.monotonic() - t0, **outputs)
     work.replace(stage / f"{info.name}.ipynb")
     (stage / f"{info.name}.json").write_text(json.dumps(meta, indent=2, default=str))
     for stale in (stage / FAILED_DIR).glob(f"{info.name}.*"):

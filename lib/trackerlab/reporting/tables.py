@@ -1,0 +1,222 @@
+"""Tables for a reader: chosen columns, units in the headers, numbers that read, long tables cut.
+
+A notebook shows a table with :func:`show_table`::
+
+    show_table(
+        grid,
+        {"rate_per_ms": "rate (msg/ms)", "buckets": "buckets",
+         "jvm_b_per_entry": Column("JVM bytes per entry (B)", sig=3)},
+        name="bucket-grid",
+        keep=grid.trim_bits == 8,          # the rows worth reading when the table is long
+        caption="Bytes per entry over rate and trim bits",
+    )
+
+Only the listed columns appear, in that order, under the reader's headers; numbers go
+through :func:`~trackerlab.reporting.formatting.format_number` (thousands separators, ``sig``
+significant figures, integers without ``.0``). A table longer than ``max_rows`` collapses to
+its ``keep`` rows (else its first and last rows) and links to the full table as CSV:
+``trackerlab report`` writes it beside the HTML as ``NOTEBOOK.NAME.csv``; in JupyterLab the
+link downloads it. Wide tables scroll sideways inside their own box and long text wraps.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from trackerlab.reporting.formatting import format_number
+
+__all__ = ["TABLE_MIME", "Column", "format_table", "show_table"]
+
+#: MIME type of the full table that the report runner writes beside the HTML.
+TABLE_MIME = "application/vnd.trackerlab.table+json"
+#: Set by ``trackerlab report`` for the kernel: the executed notebook's name.
+REPORT_NAME_ENV = "TRACKERLAB_REPORT_NAME"
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+_counter = {"tables": 0}
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one column reads: its header (unit in it), a scale and a number format.
+
+    ``scale`` divides the values (bytes to MiB: ``2**20``); ``fmt`` is a format string
+    (``"{:.1%}"``) or a callable and replaces the significant-figure rule.
+    """
+
+    header: str
+    scale: float = 1.0
+    sig: int = 3
+    fmt: str | Callable[[object], str] | None = None
+
+    def render(self, value: object) -> str:
+        if isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+            value, bool | np.bool_
+        ):
+            value = value / self.scale if self.scale != 1 else value
+        if self.fmt is None:
+            return format_number(value, self.sig)
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            return ""
+        return self.fmt(value) if callable(self.fmt) else self.fmt.format(value)
+
+
+ColumnSpec = str | Column
+
+
+def _columns(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec] | None, sig: int):
+    if columns is None:
+        columns = {c: str(c) for c in frame.columns}
+    specs = {}
+    for source, spec in columns.items():
+        if source not in frame.columns:
+            raise KeyError(f"show_table: no column {source!r}; the frame has {list(frame.columns)}")
+        specs[source] = Column(spec, sig=sig) if isinstance(spec, str) else spec
+    return specs
+
+
+def _flat(frame: pd.DataFrame) -> pd.DataFrame:
+    """Index levels become ordinary columns unless the index is a plain 0..n-1 range."""
+    if isinstance(frame.index, pd.RangeIndex) and frame.index.name is None:
+        return frame
+    return frame.reset_index()
+
+
+def format_table(
+    frame: pd.DataFrame, columns: Mapping[str, ColumnSpec] | None = None, sig: int = 3
+) -> pd.DataFrame:
+    """The table as text, one string per cell, under the reader's headers."""
+    frame = _flat(frame)
+    specs = _columns(frame, columns, sig)
+    return pd.DataFrame(
+        {spec.header: [spec.render(v) for v in frame[src].tolist()] for src, spec in specs.items()},
+        index=frame.index,
+    )
+
+
+def _scaled(frame: pd.DataFrame, specs: Mapping[str, Column]) -> pd.DataFrame:
+    """The full table for the CSV: reader's headers, scaled values at full precision."""
+    out = {}
+    for src, spec in specs.items():
+        values = frame[src]
+        if spec.scale != 1 and pd.api.types.is_numeric_dtype(values):
+            values = values / spec.scale
+        out[spec.header] = values.to_numpy()
+    return pd.DataFrame(out)
+
+
+def _slug(text: str) -> str:
+    return _SLUG.sub("-", text.lower()).strip("-")[:40] or "table"
+
+
+def _csv_href(slug: str, csv_text: str) -> str:
+    report = os.environ.get(REPORT_NAME_ENV, "")
+    if report:
+        return html.escape(f"{report}.{slug}.csv")
+    data = base64.b64encode(csv_text.encode()).decode()
+    return f"data:text/csv;base64,{data}"
+
+
+def _rows_to_show(frame: pd.DataFrame, keep: object, max_rows: int) -> tuple[np.ndarray, bool]:
+    """Positions of the rows to show and whether the table was cut."""
+    n = len(frame)
+    if n <= max_rows:
+        return np.arange(n), False
+    if keep is None:
+        half = max(1, max_rows // 2)
+        return np.r_[np.arange(half), np.arange(n - (max_rows - half), n)], True
+    mask = keep(frame) if callable(keep) else keep
+    positions = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if len(positions) == 0:
+        return _rows_to_show(frame, None, max_rows)
+    return positions[:max_rows], True
+
+
+_TABLE_CSS = (
+    "border-collapse:collapse;font-size:0.92em;margin:0.2em 0;font-variant-numeric:tabular-nums"
+)
+_CELL_CSS = "padding:0.25em 0.7em;border-bottom:1px solid #e2e2e2;vertical-align:top"
+
+
+def _html(text: pd.DataFrame, numeric: Sequence[bool], caption: str, note: str) -> str:
+    head = "".join(
+        f'<th style="{_CELL_CSS};text-align:{"right" if num else "left"}">'
+        f"{html.escape(str(h))}</th>"
+        for h, num in zip(text.columns, numeric, strict=True)
+    )
+    body = []
+    for row in text.itertuples(index=False):
+        cells = "".join(
+            f'<td style="{_CELL_CSS};text-align:right;white-space:nowrap">{html.escape(v)}</td>'
+            if num
+            else f'<td style="{_CELL_CSS};text-align:left;min-width:8em;max-width:40em;'
+            f'white-space:normal">{html.escape(v)}</td>'
+            for v, num in zip(row, numeric, strict=True)
+        )
+        body.append(f"<tr>{cells}</tr>")
+    cap = (
+        f'<caption style="caption-side:top;text-align:left;font-weight:600;padding:0.2em 0">'
+        f"{html.escape(caption)}</caption>"
+        if caption
+        else ""
+    )
+    foot = f'<p class="tl-table-note" style="margin:0.3em 0;color:#555">{note}</p>' if note else ""
+    return (
+        '<div class="tl-table" style="overflow-x:auto;max-width:100%">'
+        f'<table style="{_TABLE_CSS}">{cap}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>{foot}</div>"
+    )
+
+
+def show_table(
+    frame: pd.DataFrame,
+    columns: Mapping[str, ColumnSpec] | None = None,
+    *,
+    name: str = "",
+    caption: str = "",
+    keep: object = None,
+    max_rows: int = 15,
+    sig: int = 3,
+    csv: bool = False,
+) -> None:
+    """Display ``frame`` for a reader (see the module docstring).
+
+    ``columns`` maps frame columns (index levels count as columns) to headers or
+    :class:`Column` specs; ``keep`` (a boolean mask or ``frame -> mask``) picks the rows a
+    long table keeps; ``csv=True`` links the CSV even when nothing was cut.
+    """
+    from IPython.display import display
+
+    frame = _flat(frame)
+    specs = _columns(frame, columns, sig)
+    text = format_table(frame, specs, sig)
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[src]) and not pd.api.types.is_bool_dtype(frame[src])
+        for src in specs
+    ]
+    positions, cut = _rows_to_show(frame, keep, max_rows)
+    shown = text.iloc[positions]
+    bundle: dict[str, object] = {}
+    note = ""
+    if cut or csv:
+        _counter["tables"] += 1
+        slug = _slug(name or caption or f"table-{_counter['tables']}")
+        csv_text = _scaled(frame, specs).to_csv(index=False)
+        link = f'<a href="{_csv_href(slug, csv_text)}" download="{slug}.csv">full table (CSV)</a>'
+        what = f"{len(shown)} of {len(frame):,} rows shown" if cut else f"{len(frame):,} rows"
+        note = f"{what}; {link}"
+        bundle[TABLE_MIME] = {"name": slug, "csv": csv_text, "rows": len(frame)}
+    plain = shown.to_string(index=False)
+    if note:
+        plain += f"\n({len(shown)} of {len(frame)} rows shown)" if cut else ""
+    bundle["text/html"] = _html(shown, numeric, caption, note)
+    bundle["text/plain"] = (f"{caption}\n" if caption else "") + plain
+    display(bundle, raw=True)

@@ -1,0 +1,146 @@
+"""``make lab`` starts JupyterLab for a normal user and for root, on the repository.
+
+The server is started on 127.0.0.1 with a token and no browser, asked for its status and
+for the folders it serves, then stopped (its own process group). The ``--allow-root`` flag
+is checked for root and for an unprivileged user (``make -n``); the unprivileged user also
+starts the server when it can run the environment's interpreter.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+NOBODY = 65534
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return reply.status, reply.read()
+    except OSError:
+        return 0, b""
+
+
+def _as_nobody(command: list[str]) -> list[str]:
+    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *command]
+
+
+def _env(home) -> dict[str, str]:
+    home.mkdir(exist_ok=True)
+    home.chmod(0o777)
+    return {
+        **os.environ,
+        "HOME": str(home),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTER_DATA_DIR": str(home / "data"),
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "IPYTHONDIR": str(home / "ipython"),
+    }
+
+
+def _nobody_can_run_the_environment() -> bool:
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return False
+    jupyter = str(Path(sys.executable).parent / "jupyter")  # run by a shell, as make does
+    probe = subprocess.run(
+        _as_nobody(["sh", "-c", 'exec "$0" --version', jupyter]), capture_output=True
+    )
+    return probe.returncode == 0
+
+
+def _lab_command(port: int, token: str, dry: bool = False) -> list[str]:
+    args = (
+        f"--no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port={port} "
+        f"--IdentityProvider.token={token}"
+    )
+    return [
+        "make",
+        "--no-print-directory",
+        *(["-n"] if dry else []),
+        "-C",
+        str(REPO),
+        "lab",
+        f"LAB_ARGS={args}",
+    ]
+
+
+def _serve_and_check(tmp_path, port: int, token: str, command: list[str]) -> None:
+    log = tmp_path / "lab.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            command,
+            env=_env(tmp_path / "home"),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        status, body = 0, b""
+        deadline = time.monotonic() + 180
+        while status != 200 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(1)
+            status, body = _get(f"http://127.0.0.1:{port}/api/status?token={token}")
+        text = log.read_text(errors="replace")
+        assert status == 200, f"JupyterLab did not start:\n{text}"
+        assert json.loads(body)["started"]
+        assert "Running as root is not recommended" not in text
+        assert _get(f"http://127.0.0.1:{port}/lab?token={token}")[0] == 200
+        for folder in ("notebooks", "reports"):  # rooted at the repository
+            code, listing = _get(f"http://127.0.0.1:{port}/api/contents/{folder}?token={token}")
+            assert code == 200 and json.loads(listing)["type"] == "directory"
+        if sorted(REPO.glob("reports/*.ipynb")):
+            assert "trackerlab: opening reports/" in text
+        else:
+            assert "make report PROFILE=smoke" in text
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+@pytest.mark.slow
+def test_make_lab_serves_the_repository_for_this_user(tmp_path):
+    port, token = _free_port(), "trackerlab-test"
+    _serve_and_check(tmp_path, port, token, _lab_command(port, token))
+
+
+@pytest.mark.slow
+def test_make_lab_serves_the_repository_for_an_unprivileged_user(tmp_path):
+    if not _nobody_can_run_the_environment():
+        pytest.skip("needs root, setpriv and an environment interpreter other users can run")
+    port, token = _free_port(), "trackerlab-test"
+    _serve_and_check(tmp_path, port, token, _as_nobody(_lab_command(port, token)))
+
+
+def test_allow_root_only_for_root(tmp_path):
+    runs = {os.geteuid() == 0: _lab_command(0, "t", dry=True)}
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        runs[False] = _as_nobody(_lab_command(0, "t", dry=True))
+    for is_root, command in runs.items():
+        out = subprocess.run(
+            command, env=_env(tmp_path / "home"), capture_output=True, text=True, check=True
+        ).stdout
+        assert f'--ServerApp.root_dir="{REPO}"' in out
+        assert ("--allow-root" in out) is is_root, out

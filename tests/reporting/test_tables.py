@@ -1,0 +1,85 @@
+"""show_table: reader columns, formats, collapsing and the CSV link."""
+
+import base64
+import re
+
+import pandas as pd
+import pytest
+
+from trackerlab.reporting import Column, show_table
+from trackerlab.reporting.tables import REPORT_NAME_ENV, TABLE_MIME, format_table
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The bundles show_table displays."""
+    bundles = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: bundles.append(obj))
+    return bundles
+
+
+FRAME = pd.DataFrame(
+    {
+        "rate_per_ms": [1.0, 8.0, 50.0],
+        "buckets": [196.0, 25.0, 4.0],
+        "jvm_bytes": [2.5166e7, 5.38e2, 3 * 2**20],
+        "label": ["a long explanation " * 5, "b", "c"],
+    }
+)
+
+
+def test_columns_headers_and_formats():
+    text = format_table(
+        FRAME,
+        {
+            "rate_per_ms": "rate (msg/ms)",
+            "buckets": "buckets",
+            "jvm_bytes": Column("JVM (MiB)", scale=2**20),
+        },
+    )
+    assert list(text.columns) == ["rate (msg/ms)", "buckets", "JVM (MiB)"]
+    assert text["buckets"].tolist() == ["196", "25", "4"]
+    assert text["JVM (MiB)"].tolist() == ["24.0", "0.000513", "3"]
+
+
+def test_unknown_column_is_named():
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        format_table(FRAME, {"nope": "x"})
+
+
+def test_short_table_has_no_csv(shown, monkeypatch):
+    monkeypatch.setenv(REPORT_NAME_ENV, "report")
+    show_table(FRAME, {"rate_per_ms": "rate (msg/ms)", "label": "label"}, caption="Rates")
+    (bundle,) = shown
+    assert TABLE_MIME not in bundle
+    html = bundle["text/html"]
+    assert "overflow-x:auto" in html and "<caption" in html and "rate (msg/ms)" in html
+    assert "white-space:normal" in html  # long text wraps
+
+
+def test_long_table_collapses_to_kept_rows_and_links_full_csv(shown, monkeypatch):
+    monkeypatch.setenv(REPORT_NAME_ENV, "delayed_delivery")
+    big = pd.DataFrame({"x": range(40), "bytes": [1000.5 * i for i in range(40)]})
+    show_table(
+        big, {"x": "x", "bytes": "bytes (B)"}, name="Grid 1", keep=big.x % 10 == 0, max_rows=10
+    )
+    (bundle,) = shown
+    html = bundle["text/html"]
+    assert len(re.findall("<tr>", html)) == 1 + 4  # the header row and the kept rows
+    assert "4 of 40 rows shown" in html
+    assert 'href="delayed_delivery.grid-1.csv"' in html
+    full = bundle[TABLE_MIME]
+    assert full["name"] == "grid-1" and full["rows"] == 40
+    lines = full["csv"].splitlines()
+    assert lines[0] == "x,bytes (B)" and len(lines) == 41 and lines[-1] == "39,39019.5"
+
+
+def test_outside_a_report_the_link_downloads_the_csv(shown, monkeypatch):
+    monkeypatch.delenv(REPORT_NAME_ENV, raising=False)
+    big = pd.DataFrame({"x": range(30)})
+    show_table(big, max_rows=6)
+    html = shown[0]["text/html"]
+    data = re.search(r'href="data:text/csv;base64,([^"]+)"', html).group(1)
+    assert base64.b64decode(data).decode().splitlines()[1:4] == ["0", "1", "2"]
+    assert "6 of 30 rows shown" in html  # first and last rows
+    assert ">29<" in html and ">15<" not in html
