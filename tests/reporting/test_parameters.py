@@ -16,8 +16,6 @@ from tests.conftest import REPO
 from trackerlab.reporting.notebooks import discover, papermill_parameters
 
 NOTEBOOKS = discover(REPO / "notebooks")
-#: Notebooks another issue (15) is rewriting now; typed there. Delete an entry once typed.
-KNOWN_UNTYPED = {"overview", "receiver_queue"}
 SCALARS = {"int": int, "float": (int, float), "str": str, "bool": bool}
 
 
@@ -39,9 +37,6 @@ def test_every_parameter_has_a_type_and_a_description(name):
     params = papermill_parameters(NOTEBOOKS[name])
     untyped = [p for p, info in params.items() if info["inferred_type_name"] == "None"]
     undescribed = [p for p, info in params.items() if not info["help"].strip()]
-    if name in KNOWN_UNTYPED:
-        assert untyped, f"{name} is typed now: remove it from KNOWN_UNTYPED"
-        return
     assert params, f"{name} has no parameter papermill can read"
     assert untyped == [], f"{name}: no type for {untyped} (write `name: int = 5  # what, unit`)"
     assert undescribed == [], f"{name}: no description for {undescribed}"
@@ -58,7 +53,7 @@ def test_type_check_can_fail():
     assert not _matches("str", 5) and not _matches("dict", {})
 
 
-@pytest.mark.parametrize("name", sorted(set(NOTEBOOKS) - KNOWN_UNTYPED))
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
 def test_papermill_help_shows_types_and_no_unknown_type(name):
     out = subprocess.run(
         [sys.executable, "-m", "papermill", "--help-notebook", str(NOTEBOOKS[name])],

@@ -27,18 +27,6 @@ from trackerlab.reporting.runner import run_report
 NAMES = sorted(discover(REPO / "notebooks"))
 HIDDEN = "legend entry {!r} shows no visible data (hidden under other artists, or nothing in view)"
 
-#: Defects of notebooks under rewrite elsewhere (issue 15), as the check reports them today.
-KNOWN_FIGURE_DEFECTS = {
-    "overview": [
-        f"code cell 5: plot 'Reproduction status by seed document': {HIDDEN.format('deviates')}",
-        f"code cell 5: plot 'Reproduction status by seed document': {HIDDEN.format('pending')}",
-    ],
-    "receiver_queue": [
-        f"code cell 10: plot 'peak prefetch memory, 5 MiB messages': {HIDDEN.format('go fixed')}",
-    ],
-}
-#: Notebooks that do not state an answer yet (issue 15 rewrites them).
-KNOWN_WITHOUT_ANSWER = {"overview", "receiver_queue"}
 NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback)\b")
 
 
@@ -56,12 +44,9 @@ def test_notebook_renders_with_smoke_profile(tmp_path, capfd, caplog, name):
     meta = json.loads((out / f"{name}.json").read_text())
     assert meta["profile"] == "smoke"
     assert meta["headlines"], f"{name} publishes no headline figure for the index"
-    if name not in KNOWN_WITHOUT_ANSWER:
-        assert meta["answer"], f"{name} states no answer (trackerlab.reporting.answer)"
+    assert meta["answer"], f"{name} states no answer (trackerlab.reporting.answer)"
     assert meta["figures_checked"] >= 1, f"{name} renders no figure"
-    assert meta["figure_defects"] == KNOWN_FIGURE_DEFECTS.get(name, []), (
-        f"{name}: figure defects changed (fix new ones; drop fixed ones from the list)"
-    )
+    assert meta["figure_defects"] == [], f"{name}: figure defects"
 
     html = (out / f"{name}.html").read_text()
     assert "data:image/png;base64" in html, f"{name} renders no figure"

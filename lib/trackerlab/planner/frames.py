@@ -56,7 +56,8 @@ def choice_frame(p: Plan) -> pd.DataFrame:
 
 
 def plot_designs(p: Plan):
-    """Per-topic memory of every design, one panel per tracker (log scale, MiB)."""
+    """Per-topic memory of every design, one panel per tracker (MiB; a log scale when the
+    designs span more than 30x)."""
     import matplotlib.pyplot as plt
 
     frame = rows_frame(p)
@@ -67,9 +68,16 @@ def plot_designs(p: Plan):
     for ax, tracker in zip(axes[0], trackers, strict=True):
         part = frame[frame.tracker == tracker]
         colours = ["tab:orange" if d else "tab:blue" for d in part.pulsar_runs_it]
-        ax.barh(part.design, part.per_topic_mib.clip(lower=1e-3), color=colours)
-        ax.set_xscale("log")
-        ax.set_xlabel("MiB per topic")
+        values = part.per_topic_mib.clip(lower=1e-3)
+        log = values.max() > 30 * values.min()  # a dot plot: bars mislead on a log axis
+        ax.hlines(part.design, values.min() / 2 if log else 0, values, color="0.85", lw=1)
+        ax.scatter(values, part.design, c=colours, zorder=3)
+        if log:
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        else:
+            ax.set_xlim(left=0)
+        ax.set_xlabel("MiB per topic" + (" (log scale)" if log else ""))
         ax.set_title(tracker, fontsize=10)
         ax.invert_yaxis()
     fig.suptitle("Memory per topic by design (orange: what the release runs)", fontsize=10)
