@@ -12,7 +12,7 @@ from trackerlab.catalog.registry import Catalog
 from trackerlab.models.delayed import designs as delayed
 from trackerlab.models.nack import designs as nack
 from trackerlab.models.pending_acks import designs as pending_acks
-from trackerlab.models.proposals import flat_buckets
+from trackerlab.models.proposals import adaptive_leaf, flat_buckets, hier_buckets, sealed_buckets
 from trackerlab.models.receiver_queue import designs as receiver_queue
 
 CATALOG = Catalog()
@@ -30,6 +30,9 @@ CATALOG.register("time-buckets-runs", delayed.TIME_BUCKETS_RUNS)
 CATALOG.register("pip195-buckets", delayed.PIP195_BUCKETS)
 CATALOG.register("delay-level-topics", delayed.DELAY_LEVEL_TOPICS)
 CATALOG.register("time-buckets-flat", flat_buckets.DESIGN)
+CATALOG.register("time-buckets-sealed", sealed_buckets.DESIGN)
+CATALOG.register("time-buckets-adaptive", adaptive_leaf.DESIGN)
+CATALOG.register("time-buckets-hier", hier_buckets.DESIGN)
 # pending acks (broker, per consumer)
 CATALOG.register("pending-acks-treemap", pending_acks.TREEMAP)
 CATALOG.register("pending-acks-packed-rb", pending_acks.PACKED_RB)
