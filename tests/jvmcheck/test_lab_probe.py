@@ -1,5 +1,5 @@
-"""The design lab's Java builders (jvmcheck/java/LabProbe.java) encode streams exactly as the
-Python model does: the byte[] a real JVM writes equals GapStream's tokens."""
+"""The design lab's proposals built from real Java objects (jvmcheck/java/LabProbe.java) match
+the layout model to the byte, and the Java stream encoder writes GapStream's very bytes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trackerlab.javacheck import JavaMissing
+from trackerlab.jvmcheck.cases import run_case
 from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 from trackerlab.models.proposals.gap_stream import GapStream
+from trackerlab.models.proposals.jvm_cases import CASES
 
 pytestmark = pytest.mark.spark
 
@@ -20,6 +22,20 @@ def probe():
         return get_probe(False)
     except (JavaMissing, ProbeUnavailable) as exc:
         pytest.skip(f"no probe JVM: {exc}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_proposal_is_byte_exact(probe, case):
+    if not probe.fastutil:
+        pytest.skip("fastutil jar not found (libfastutil-java)")
+    result = run_case(probe, case)
+    assert result.measured == result.model, f"{case.name}: {result.model} vs {result.measured}"
+
+
+def test_every_proposal_has_a_case():
+    kinds = {c.name.split("-")[1] for c in CASES}
+    assert kinds == {"flat", "sealed", "adaptive", "hier"}
+    assert all(c.group == "proposal" for c in CASES)
 
 
 @settings(

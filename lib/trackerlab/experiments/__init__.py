@@ -9,12 +9,14 @@ Each module returns tables (pandas, explicit units in column names) that one not
   pending_acks;
 - :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
+- :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
   reproduction table.
 """
 
 from trackerlab.experiments import (
     bucket_sweeps,
+    design_lab,
     massive_delayed,
     massive_reference,
     pending_acks_op_cost,
@@ -26,6 +28,7 @@ from trackerlab.experiments import (
 
 __all__ = [
     "bucket_sweeps",
+    "design_lab",
     "massive_delayed",
     "massive_reference",
     "pending_acks_op_cost",

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trackerlab.catalog import CATALOG, SizeRequest, size
+from trackerlab.errors import UsageError
 from trackerlab.models.design import PointCounts
 from trackerlab.models.time_buckets import lab_stats as lab
 from trackerlab.models.time_buckets import reducer as bc
@@ -86,7 +87,7 @@ def test_bucket_values_split_into_the_ledger_histogram():
 
 def test_count_only_refuses_what_it_cannot_size():
     workload = Workload.from_options(70_000, 8.0, delay="uniform:0:10s", entries_per_ledger=70_000)
-    with pytest.raises(ValueError, match="entry ids below 2"):
+    with pytest.raises(UsageError, match="entries_per_ledger: the proposals pack entry ids"):
         CATALOG["time-buckets-hier"].from_counts(
             _counts(workload, 64, 10**6, 10**6), None, COMPRESSED
         )

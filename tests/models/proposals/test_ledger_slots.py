@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from trackerlab.errors import UsageError
 from trackerlab.models.proposals.ledger_slots import (
     LedgerSlots,
     check_bounds,
@@ -42,7 +43,7 @@ def test_sizes_and_bounds():
     assert [slot_capacity(w) for w in (1, 16, 17, 1000)] == [16, 16, 32, 1024]
     assert slot_table_bytes(0) == 0 and slot_table_bytes(3) == (16 + 128) + (16 + 64)
     check_bounds(65_536, 65_535)
-    with pytest.raises(ValueError, match="entry ids below 2"):
+    with pytest.raises(UsageError, match="entries_per_ledger: the proposals pack entry ids"):
         check_bounds(10, 65_536)
-    with pytest.raises(ValueError, match="fewer than 2"):
+    with pytest.raises(UsageError, match="messages: the proposals pack fewer than 2"):
         check_bounds(65_537, 10)

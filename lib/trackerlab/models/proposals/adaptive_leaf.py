@@ -129,6 +129,7 @@ class AdaptiveBucketTracker(ProposalTracker):
         for key in list(self.buckets.irange(maximum=cutoff)):
             if self.cost is not None:
                 self.cost.walk(1, 40)
+                self.cost.visit(1)  # the bucket's int[] (and its spill, visited with it)
             yield from self._bucket_positions(key)
 
     def _remove(self, taken: list[tuple[int, int, int]]) -> None:

@@ -138,6 +138,10 @@ class ProposalTracker:
     def _clear(self) -> None:
         raise NotImplementedError
 
+    def next_key(self) -> int:
+        """The smallest bucket key held (when the next position may come due). O(1)."""
+        return int(self.buckets.keys()[0])  # type: ignore[attr-defined]
+
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """Deep heap bytes of the Java structure as an add-only history leaves it."""
         raise NotImplementedError

@@ -32,9 +32,11 @@ import numpy as np
 from pyroaring import BitMap
 from sortedcontainers import SortedDict
 
+from trackerlab.errors import UsageError
 from trackerlab.models.design import DELAYED, Design, PointCounts
 from trackerlab.models.proposals import counts
 from trackerlab.models.proposals.base import ProposalTracker, tree_depth
+from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
 from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing import jvm_roaring as jr
@@ -122,6 +124,7 @@ class FlatBucketTracker(ProposalTracker):
         for key in list(self.buckets.irange(maximum=cutoff)):
             if self.cost is not None:
                 self.cost.walk(1, _AVL_ENTRY)
+                self.cost.visit(1)  # the bucket's RoaringBitmap
             yield from self._bucket_positions(key)
 
     def _remove(self, taken: list[tuple[int, int, int]]) -> None:
@@ -150,7 +153,20 @@ class FlatBucketTracker(ProposalTracker):
 
 
 def build(tracker: ProposalTracker, request: SizeRequest) -> ProposalTracker:
-    """Feed the request's messages to ``tracker`` (each dispatched as published)."""
+    """Feed the request's messages to ``tracker`` (each dispatched as published); a workload
+    whose positions cannot be packed is a one-line UsageError."""
+    w = request.workload
+    if w.entries_per_ledger > MAX_ENTRY_ID + 1:
+        raise UsageError(
+            f"--entries-per-ledger: the proposals pack entry ids in 16 bits, so it must be in "
+            f"1..65536, got {w.entries_per_ledger}"
+        )
+    ledgers = -(-w.messages // (w.batch_size * w.entries_per_ledger))
+    if ledgers > MAX_WINDOW:
+        raise UsageError(
+            f"--messages: the proposals hold at most 65536 live ledgers; {w.messages:,} messages "
+            f"fill {ledgers:,} ledgers of {w.entries_per_ledger} entries"
+        )
     for chunk in request.workload.chunks():
         tracker.add_chunk(chunk)
     return tracker

@@ -200,6 +200,12 @@ class HierBucketTracker(ProposalTracker):
         self.streams.clear()
         self.expanded.clear()
 
+    def next_key(self) -> int:
+        """The earliest expanded tick or stream start (a stream splits when its start is due)."""
+        keys = [int(k) & ~1 for k in self.streams.keys()[:1]]
+        keys += [int(k) for k in self.expanded.keys()[:1]]
+        return min(keys)
+
     # ------------------------------------------------------------------ bulk
 
     def _add_arrays(
@@ -210,7 +216,7 @@ class HierBucketTracker(ProposalTracker):
         level = lab.stream_levels(deliver_at - now, self.bits)
         keys, offsets = lab.stream_keys(deliver_at, level, self.bits)
         slots = self.slots.slots_of(ledger)
-        order = lab.stream_order(keys, ledger, entry)
+        order = lab.stream_order(keys, self.bits)
         if order is not None:
             keys, ledger, entry = keys[order], ledger[order], entry[order]
             offsets, slots = offsets[order], slots[order]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from trackerlab.errors import UsageError
 from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS, SLOT_MASK
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
@@ -52,14 +53,16 @@ def slot_table_bytes(window: int, layout: JvmLayout = COMPRESSED) -> int:
 
 
 def check_bounds(window: int, entry_max: int) -> None:
-    """ValueError when the positions do not fit 32-bit packed values."""
+    """A one-line UsageError when a workload's positions do not fit 32-bit packed values."""
     if entry_max > MAX_ENTRY_ID:
-        raise ValueError(
-            f"packed positions need entry ids below 2^16, got {entry_max} "
-            "(entries_per_ledger must be <= 65536)"
+        raise UsageError(
+            f"entries_per_ledger: the proposals pack entry ids below 2^16 (1..65536 entries "
+            f"per ledger), got entry id {entry_max}"
         )
     if window > MAX_WINDOW:
-        raise ValueError(f"packed positions need fewer than 2^16 live ledgers, got {window}")
+        raise UsageError(
+            f"messages: the proposals pack fewer than 2^16 live ledgers, got a window of {window}"
+        )
 
 
 class LedgerSlots:
@@ -82,7 +85,7 @@ class LedgerSlots:
         if self.end - self.first > MAX_WINDOW:
             raise ValueError(
                 f"packed positions need fewer than 2^16 live ledgers, got {self.end - self.first}"
-            )
+            )  # a tracker fed past its bound: a programming error, not a user's
         self.capacity = max(self.capacity, slot_capacity(self.end - self.first))
         return ordinal & SLOT_MASK
 

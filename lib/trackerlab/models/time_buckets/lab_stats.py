@@ -124,13 +124,12 @@ def count_by_key(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.n
 # --------------------------------------------------------------------------- streams
 
 
+_VARINT_STEPS = np.array([1 << (7 * k) for k in range(1, 9)], dtype=np.int64)  # 9 bytes cap 2^63
+
+
 def varint_len(x: np.ndarray) -> np.ndarray:
-    """Bytes of the LEB128 encoding of each non-negative value (1 for 0). O(n)."""
-    x = np.asarray(x, dtype=np.int64)
-    n = np.ones(len(x), dtype=np.int64)
-    for k in range(1, 10):
-        n += x >= (1 << (7 * k))
-    return n
+    """Bytes of the LEB128 encoding of each non-negative value (1 for 0). O(n log 9)."""
+    return 1 + np.searchsorted(_VARINT_STEPS, np.asarray(x, dtype=np.int64), side="right")
 
 
 def stream_levels(delay_ms: np.ndarray, bits: int) -> np.ndarray:
@@ -142,9 +141,11 @@ def stream_keys(
     deliver_at: np.ndarray, level: np.ndarray, bits: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """The stream bucket key (``start | level``) and the tick offset of each message."""
-    shift = np.where(level == 0, bits + NEAR_SHIFT, bits + FAR_SHIFT)
-    start = (deliver_at >> shift) << shift
-    offset = (deliver_at >> bits) & ((np.int64(1) << (shift - bits)) - 1)
+    near, far = bits + NEAR_SHIFT, bits + FAR_SHIFT
+    is_near = level == 0
+    start = np.where(is_near, (deliver_at >> near) << near, (deliver_at >> far) << far)
+    ticks = deliver_at >> bits
+    offset = np.where(is_near, ticks & ((1 << NEAR_SHIFT) - 1), ticks & ((1 << FAR_SHIFT) - 1))
     return start | level, offset
 
 
@@ -179,56 +180,57 @@ def stream_token_bytes(
         return StreamTokens(empty, empty, 0, 0)
     key, ledger, entry, offset = _drop_repeats(key, ledger, entry, offset)
     n = len(key)
-    same_group = np.r_[False, (key[1:] == key[:-1]) & (ledger[1:] == ledger[:-1])]
-    cont = same_group & np.r_[False, (entry[1:] == entry[:-1] + 1) & (offset[1:] == offset[:-1])]
-    heads = np.flatnonzero(~cont)
-    run_len = np.diff(np.r_[heads, n])
-    switch = ~same_group[heads]
-    prev_entry = np.r_[0, entry[:-1]][heads]
-    gap = np.where(switch, entry[heads], entry[heads] - prev_entry)
-    w = np.where((key[heads] & 1) == 0, NEAR_SHIFT, FAR_SHIFT)
-    head = ((gap << w) | offset[heads]) << 2
-    tokens = varint_len(head) + 2 * switch + np.where(run_len > 1, varint_len(run_len - 1), 0)
-    hk = key[heads]
-    starts = np.flatnonzero(np.r_[True, hk[1:] != hk[:-1]])
-    return StreamTokens(hk[starts], np.add.reduceat(tokens, starts), n, int((run_len > 1).sum()))
+    same_group = np.zeros(n, dtype=bool)
+    np.logical_and(key[1:] == key[:-1], ledger[1:] == ledger[:-1], out=same_group[1:])
+    gap = entry.copy()
+    gap[1:] -= np.where(same_group[1:], entry[:-1], 0)
+    cont = np.zeros(n, dtype=bool)
+    cont[1:] = same_group[1:] & (gap[1:] == 1) & (offset[1:] == offset[:-1])
+    payload = np.where((key & 1) == 0, (gap << NEAR_SHIFT) | offset, (gap << FAR_SHIFT) | offset)
+    tokens = varint_len(payload << 2) + 2 * ~same_group
+    runs = 0
+    if cont.any():  # a run's elements after its head cost nothing but the run count
+        tokens[cont] = 0
+        heads = np.flatnonzero(~cont)
+        run_len = np.diff(heads, append=n)
+        long_runs = run_len > 1
+        tokens[heads[long_runs]] += varint_len(run_len[long_runs] - 1)
+        runs = int(long_runs.sum())
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    return StreamTokens(key[starts], np.add.reduceat(tokens, starts), n, runs)
 
 
 def _drop_repeats(
     key: np.ndarray, ledger: np.ndarray, entry: np.ndarray, offset: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """Drop later arrivals of an element already in its stream (batched messages of one entry
-    due in the same tick); elements of one entry stay in arrival order. O(n), plus a sort when
-    an entry has several elements."""
+    due in the same tick); elements of one entry stay in arrival order. O(n), plus a sort of
+    the elements that share their position with another (batched messages only)."""
     same = np.r_[False, (key[1:] == key[:-1]) & (ledger[1:] == ledger[:-1])]
     same &= np.r_[False, entry[1:] == entry[:-1]]
     if not same.any():
         return key, ledger, entry, offset
-    pos = np.arange(len(key))
-    order = np.lexsort((pos, offset, entry, ledger, key))
-    k, led, e, o = key[order], ledger[order], entry[order], offset[order]
-    dup = np.r_[False, (k[1:] == k[:-1]) & (led[1:] == led[:-1]) & (e[1:] == e[:-1])]
-    dup &= np.r_[False, o[1:] == o[:-1]]
+    run = np.cumsum(~same)
+    shared = same | np.r_[same[1:], False]  # rows of a position held more than once
+    rows = np.flatnonzero(shared)
+    order = rows[np.lexsort((rows, offset[rows], run[rows]))]
+    dup = np.r_[
+        False, (run[order][1:] == run[order][:-1]) & (offset[order][1:] == offset[order][:-1])
+    ]
     keep = np.ones(len(key), dtype=bool)
     keep[order[dup]] = False
     return key[keep], ledger[keep], entry[keep], offset[keep]
 
 
-def stream_order(key: np.ndarray, ledger: np.ndarray, entry: np.ndarray) -> np.ndarray | None:
-    """The permutation into stream order (key, ledger, entry, then arrival), or None when the
-    arrays already are in it (fixed delays). A stable sort of one packed int64 when the ranges
-    fit 63 bits, else ``np.lexsort``."""
-    if len(key) < 2:
+def stream_order(key: np.ndarray, bits: int) -> np.ndarray | None:
+    """The permutation into stream order (key, ledger, entry, then arrival) of elements that
+    arrive in (ledger, entry) order, as a stream's do: a stable sort by key alone, keys
+    compacted to ``(start - first start) >> (bits + 8) << 1 | level`` (a radix sort when they fit
+    16 bits). None when already ordered (fixed delays). O(n)."""
+    if len(key) < 2 or bool(np.all(key[1:] >= key[:-1])):
         return None
-    dk, dl, de = np.diff(key), np.diff(ledger), np.diff(entry)
-    if bool(np.all((dk > 0) | ((dk == 0) & ((dl > 0) | ((dl == 0) & (de >= 0)))))):
-        return None
-    l0 = int(ledger.min())
-    ranks = np.searchsorted(np.unique(key), key)
-    wk = max(int(ranks.max()).bit_length(), 1)
-    wl = max((int(ledger.max()) - l0).bit_length(), 1)
-    we = max(int(entry.max()).bit_length(), 1)
-    if wk + wl + we <= 63 and int(entry.min()) >= 0:
-        packed = (ranks.astype(np.int64) << (wl + we)) | ((ledger - l0) << we) | entry
-        return np.argsort(packed, kind="stable")
-    return np.lexsort((np.arange(len(key)), entry, ledger, key))
+    start = key & ~np.int64(1)
+    compact = ((start - start.min()) >> (bits + NEAR_SHIFT)) << 1 | (key & 1)
+    if int(compact.max()) < 1 << 16:
+        return np.argsort(compact.astype(np.uint16), kind="stable")
+    return np.argsort(compact, kind="stable")

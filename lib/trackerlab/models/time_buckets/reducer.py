@@ -348,15 +348,15 @@ class ContentReducer:
         cols = [np.concatenate(c) for c in zip(*held, strict=True)] if len(held) > 1 else held[0]
         bucket, ledger, entry, level = cols
         self._streams = []
-        if open_ledger is not None:
-            done = ledger < open_ledger
-            if not done.all():
-                self._streams = [tuple(c[~done] for c in cols)]
-                bucket, ledger, entry, level = (c[done] for c in cols)
+        if open_ledger is not None:  # messages in index order: ledgers never decrease
+            cut = int(np.searchsorted(ledger, open_ledger))
+            if cut < len(ledger):
+                self._streams = [tuple(c[cut:] for c in cols)]
+                bucket, ledger, entry, level = (c[:cut] for c in cols)
         if len(entry) == 0:
             return
         key, offset = lab.stream_keys(bucket, level, self.trim_bits)
-        order = lab.stream_order(key, ledger, entry)
+        order = lab.stream_order(key, self.trim_bits)
         if order is not None:
             key, ledger, entry, offset = key[order], ledger[order], entry[order], offset[order]
         tokens = lab.stream_token_bytes(key, ledger, entry, offset)
