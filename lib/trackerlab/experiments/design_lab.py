@@ -175,16 +175,26 @@ def from_sweep(rows: pd.DataFrame) -> pd.DataFrame:
     return finish(lab[keep + extra].reset_index(drop=True))
 
 
-def load_matrix(sweep_profile: str, sweep_dir: str, fallback: Matrix) -> LabResults:
-    """The sweep's design-lab rows (``data/sweeps/<profile>``), else ``fallback`` computed here."""
-    path = Path(sweep_dir) if sweep_dir else data_dir() / "sweeps" / sweep_profile
+def _read_lab(path: Path) -> pd.DataFrame:
+    """The design-lab rows of the sweep in ``path`` (empty when there are none)."""
     try:
         rows = read_sweep(path)
     except FileNotFoundError:
-        rows = pd.DataFrame()
-    lab = from_sweep(rows) if len(rows) and "block" in rows else pd.DataFrame()
+        return pd.DataFrame()
+    return from_sweep(rows) if len(rows) and "block" in rows else pd.DataFrame()
+
+
+def load_matrix(
+    sweep_profile: str, sweep_dir: str, fallback: Matrix, big_sweep_dir: str = ""
+) -> LabResults:
+    """The sweep's design-lab rows (``data/sweeps/<profile>``), else ``fallback`` computed here.
+    The 1e9-message points come from ``big_sweep_dir`` when given (a sweep of the
+    ``design-lab-1e9`` block alone), else from the matrix's own sweep."""
+    path = Path(sweep_dir) if sweep_dir else data_dir() / "sweeps" / sweep_profile
+    lab = _read_lab(path)
+    big_rows = _read_lab(Path(big_sweep_dir)) if big_sweep_dir else lab
+    big = big_rows[big_rows.messages >= 10**9] if len(big_rows) else pd.DataFrame()
     if len(lab):
-        big = lab[lab.messages >= 10**9]
         cells = lab.drop_duplicates(list(CELL_COLUMNS)).shape[0]
         source = f"Spark sweep {path} ({cells} cells, block {BLOCK!r})"
         return LabResults(lab, source, True, big)
@@ -194,7 +204,7 @@ def load_matrix(sweep_profile: str, sweep_dir: str, fallback: Matrix) -> LabResu
         f"single process, {len(fallback.cells())} cells of {fallback.messages:,} messages "
         f"({time.perf_counter() - t0:.1f} s); no design-lab rows in {path}"
     )
-    return LabResults(frame, source, False, frame.iloc[0:0])
+    return LabResults(frame, source, False, big)
 
 
 # --------------------------------------------------------------------------- summaries
@@ -262,6 +272,17 @@ def cell_table(frame: pd.DataFrame, designs: Sequence[str] = DESIGNS) -> pd.Data
     wide.insert(0, "floor_B", floor)
     wide.insert(1, "ceiling_B", float(HEAP_BYTES_PER_ENTRY))
     return wide
+
+
+def beyond_bounds(frame: pd.DataFrame, design: str) -> pd.DataFrame:
+    """The cells where ``design`` is above the heap's 24 B or, where the floor applies, above
+    3x the floor: the evidence behind a failed acceptance check, worst ratio first."""
+    g = frame[frame.design == design]
+    over = (g.bytes_per_entry > HEAP_BYTES_PER_ENTRY) | (
+        g.floor_applies & (g.ratio_to_floor > FLOOR_FACTOR)
+    )
+    keep = [*CELL_COLUMNS, "entries", "floor_per_entry", "bytes_per_entry", "ratio_to_floor"]
+    return g.loc[over, keep].sort_values("ratio_to_floor", ascending=False).reset_index(drop=True)
 
 
 def best_proposal(frame: pd.DataFrame) -> str:
