@@ -220,6 +220,8 @@ class AdaptiveBucketTracker(ProposalTracker):
 
     @property
     def spilled_ledgers(self) -> int:
+        """Ledgers with spilled positions, summed over the buckets (a statistic, no Java
+        method). O(spilled positions)."""
         return sum(
             len({v >> ENTRY_BITS for v in leaf.spill})
             for leaf in self.buckets.values()

@@ -95,14 +95,16 @@ class GapStream:
 
     @property
     def used(self) -> int:
+        """Bytes in use: the header and the tokens (the ``byte[]`` is longer). O(1)."""
         return HEADER_BYTES + len(self.tokens)
 
     def accepts(self, slot_order: int, entry: int, last_order: int) -> bool:
-        """True when (slot, entry) is not before the last element (appendable)."""
+        """True when (slot, entry) is not before the last element (appendable). O(1)."""
         return self.count == 0 or (slot_order, entry) >= (last_order, self.last_entry)
 
     def append(self, slot: int, entry: int, offset: int) -> bool:
-        """Append one element at or after the last position; False if already there."""
+        """Append one element at or after the last position; False if already there. O(1)
+        amortized (the ``byte[]`` grows by 1/8, a copy of O(length))."""
         same_slot = self.count > 0 and slot == self.last_slot
         if same_slot and entry == self.last_entry:
             if offset in self.value_offsets:
@@ -144,7 +146,8 @@ class GapStream:
             self.length = GROWTH.length(self.used)
 
     def elements(self) -> Iterator[tuple[int, int, int]]:
-        """Every element ``(slot, entry, offset)`` in stream order (decodes the tokens)."""
+        """Every element ``(slot, entry, offset)`` in stream order (decodes the tokens).
+        O(tokens)."""
         buf, pos, end = self.tokens, 0, len(self.tokens)
         slot = entry = 0
         mask = (1 << self.offset_bits) - 1

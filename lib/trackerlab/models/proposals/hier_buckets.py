@@ -63,6 +63,7 @@ class StreamLeaf:
 
     @property
     def count(self) -> int:
+        """Positions held: the stream's and the late ones. O(1)."""
         return self.stream.count + len(self.late)
 
 
@@ -77,10 +78,11 @@ class HierBucketTracker(ProposalTracker):
     # ------------------------------------------------------------------ placement
 
     def level_of(self, deliver_at: int, now_ms: int) -> int:
+        """``NEAR`` when due within ``2^(bits + NEAR_SHIFT)`` ms of ``now``, else ``FAR``. O(1)."""
         return NEAR if deliver_at - now_ms < 1 << (self.bits + lab.NEAR_SHIFT) else FAR
 
     def place(self, deliver_at: int, level: int) -> tuple[int, int]:
-        """Map key and tick offset of a message at ``level``."""
+        """Map key and tick offset of a message at ``level``. O(1)."""
         shift = self.bits + _SHIFTS[level]
         start = deliver_at >> shift << shift
         return start | level, (deliver_at >> self.bits) & ((1 << (shift - self.bits)) - 1)
@@ -201,7 +203,8 @@ class HierBucketTracker(ProposalTracker):
         self.expanded.clear()
 
     def next_key(self) -> int:
-        """The earliest expanded tick or stream start (a stream splits when its start is due)."""
+        """The earliest expanded tick or stream start (a stream splits when its start is due).
+        O(1): the first key of each map."""
         keys = [int(k) & ~1 for k in self.streams.keys()[:1]]
         keys += [int(k) for k in self.expanded.keys()[:1]]
         return min(keys)

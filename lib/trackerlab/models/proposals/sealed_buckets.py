@@ -82,6 +82,7 @@ class SealedBucketTracker(FlatBucketTracker):
             self.sealed_before = bound
 
     def is_sealed(self, key: int) -> bool:
+        """The bucket at ``key`` has been run-optimized (no add can reach it). O(1)."""
         return self.sealed_before is not None and key < self.sealed_before
 
     def _clear(self) -> None:
