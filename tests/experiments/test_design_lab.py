@@ -3,12 +3,14 @@ and the work per operation."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from trackerlab.errors import UsageError
 from trackerlab.experiments import design_lab as dl
 from trackerlab.spark.grid import parse_grid
 from trackerlab.spark.rows import local_rows
@@ -127,3 +129,32 @@ def test_beyond_bounds_names_the_cells_that_fail(frame):
     assert len(dl.beyond_bounds(frame, "time-buckets-hier")) == int(
         ((hier.bytes_per_entry > 24) | (hier.floor_applies & (hier.ratio_to_floor > 3))).sum()
     )
+
+
+@pytest.mark.parametrize(
+    ("axis", "value", "needle"),
+    [
+        ("messages", 0, "messages must be an integer >= 1"),
+        ("delays", ("fixed:xx",), "--delay"),
+        ("patterns", ("fraction:1.5",), "fraction must be a number in 0..1"),
+        ("rates_per_ms", (0.0,), "rate (messages per ms) must be a number > 0"),
+        ("ticks_ms", (0,), "tick (ms) must be an integer >= 1"),
+        ("batch_sizes", (0,), "batch size must be an integer >= 1"),
+    ],
+)
+def test_bad_matrix_axes_are_refused_before_any_cell_runs(axis, value, needle):
+    axes = {"delays": ("fixed:1d",), "patterns": ("all",), "rates_per_ms": (5.0,),
+            "ticks_ms": (64,), "batch_sizes": (1,), "messages": 10}  # fmt: skip
+    with pytest.raises(UsageError, match=re.escape(needle)):
+        dl.Matrix(**{**axes, axis: value})
+
+
+def test_bad_run_sizes_are_refused():
+    with pytest.raises(UsageError, match="seed_messages must be an integer >= 1, got 0"):
+        dl.seed_fixed_scenarios(0)
+    with pytest.raises(UsageError, match="seed_batched_messages must be an integer >= 1"):
+        dl.seed_fixed_scenarios(10, 0)
+    with pytest.raises(UsageError, match="op_messages must be an integer >= 1, got 0"):
+        dl.op_cost(0, 2.0, "uniform:0:20s", 64)
+    with pytest.raises(UsageError, match=re.escape("op_tick_ms must be an integer >= 1")):
+        dl.op_cost(10, 2.0, "uniform:0:20s", 0)

@@ -38,12 +38,12 @@ from trackerlab.models.proposals.floor import entropy_floor_bytes
 from trackerlab.models.proposals.hier_buckets import HierBucketTracker
 from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
 from trackerlab.models.time_buckets import reducer as bc
-from trackerlab.params import check_int
+from trackerlab.params import check_int, check_positive
 from trackerlab.paths import data_dir
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.spark.store import read_sweep
 from trackerlab.workloads.delay_spec import DelaySpec
-from trackerlab.workloads.stream import Workload
+from trackerlab.workloads.stream import PatternSpec, Workload
 
 #: The proposals, best candidates last; then the designs they are measured against.
 PROPOSALS = (
@@ -77,9 +77,18 @@ class Matrix:
     messages: int
 
     def __post_init__(self) -> None:
+        """Every axis value is checked here, before any cell runs (one-line UsageError)."""
         check_int("messages", self.messages, 1)
         for delay in self.delays:
             DelaySpec.parse(delay)
+        for pattern in self.patterns:
+            PatternSpec.parse(pattern)
+        for rate in self.rates_per_ms:
+            check_positive("rate (messages per ms)", rate)
+        for tick in self.ticks_ms:
+            check_int("tick (ms)", tick, 1)
+        for batch in self.batch_sizes:
+            check_int("batch size", batch, 1)
 
     def cells(self) -> list[dict[str, object]]:
         return [
@@ -302,6 +311,9 @@ def seed_fixed_scenarios(
     32,768 ms: ``bits = floor(log2 tick)``), 50,000 entries per ledger, every message delayed (1 day
     here, so the tracker keeps them all); and its 1-day scenario at 10,000 msg/s, ticks 1 s and 1
     min, batches of 1 and 100."""
+    check_int("seed_messages", messages, 1)
+    if batched_messages is not None:
+        check_int("seed_batched_messages", batched_messages, 1)
     out: list[dict[str, object]] = []
     for rate, tick in ((1.0, 1024), (4.0, 1024), (8.0, 1024), (8.0, 32768)):
         out.append({"scenario": f"seed 001: x={rate:g}, y={tick.bit_length() - 1}",
@@ -380,6 +392,9 @@ def op_cost(
     published (``addMessage``), ``getScheduledMessages(batch_per_scan)`` called once per tick
     until nothing is due, then until empty. Counters per add, per delivered message, and the
     largest single call of each kind (a bound on one operation's work). O(messages) Python."""
+    check_int("op_messages", messages, 1)
+    check_int("op_tick_ms", tick_ms, 1)
+    check_int("batch per scan", batch_per_scan, 1)
     workload = Workload.from_options(messages, rate_per_ms, delay=delay)
     columns = [(c.ledger, c.entry, c.deliver_at, c.publish_ms) for c in workload.chunks()]
     stream = list(
