@@ -97,7 +97,8 @@ def test_op_cost_is_bounded_per_operation():
 
 
 def test_load_matrix_reads_the_big_points_from_their_own_sweep(monkeypatch, tmp_path):
-    """The matrix from one sweep, the 1e9 points from another; no sweep: the fallback."""
+    """The matrix from one sweep, the 1e9 points from another (a folder relative to the
+    repository); no sweep: the fallback."""
     grid = parse_grid(
         {"root_seed": 0, "blocks": [{"name": "design-lab-1e9", "designs": list(dl.DESIGNS),
          "messages": 2000, "rate_per_ms": 2.0, "tick_ms": 1000, "delay": ["uniform:0:10m"]}]},
@@ -109,7 +110,8 @@ def test_load_matrix_reads_the_big_points_from_their_own_sweep(monkeypatch, tmp_
     sweeps = {tmp_path / "big": big}
     monkeypatch.setattr(dl, "read_sweep", lambda path: sweeps.get(Path(path), pd.DataFrame()))
     small = dl.Matrix(("uniform:0:10m",), ("all",), (2.0,), (1000,), (1,), 2000)
-    alone = dl.load_matrix("none", str(tmp_path / "none"), small, str(tmp_path / "big"))
+    monkeypatch.setattr(dl, "repo_root", lambda: tmp_path)  # relative folders: from the repo
+    alone = dl.load_matrix("none", str(tmp_path / "none"), small, "big")
     assert not alone.from_spark and alone.source.startswith("single process, 1 cells")
     assert len(alone.frame) == len(dl.DESIGNS)
     assert set(alone.big_points.design) == set(dl.DESIGNS)

@@ -39,7 +39,7 @@ from trackerlab.models.proposals.hier_buckets import HierBucketTracker
 from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.params import check_int, check_positive
-from trackerlab.paths import data_dir
+from trackerlab.paths import data_dir, repo_root
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.spark.store import read_sweep
 from trackerlab.workloads.delay_spec import DelaySpec
@@ -184,6 +184,11 @@ def from_sweep(rows: pd.DataFrame) -> pd.DataFrame:
     return finish(lab[keep + extra].reset_index(drop=True))
 
 
+def _repo_path(folder: str) -> Path:
+    path = Path(folder)
+    return path if path.is_absolute() else repo_root() / path
+
+
 def _read_lab(path: Path) -> pd.DataFrame:
     """The design-lab rows of the sweep in ``path`` (empty when there are none)."""
     try:
@@ -198,10 +203,11 @@ def load_matrix(
 ) -> LabResults:
     """The sweep's design-lab rows (``data/sweeps/<profile>``), else ``fallback`` computed here.
     The 1e9-message points come from ``big_sweep_dir`` when given (a sweep of the
-    ``design-lab-1e9`` block alone), else from the matrix's own sweep."""
-    path = Path(sweep_dir) if sweep_dir else data_dir() / "sweeps" / sweep_profile
+    ``design-lab-1e9`` block alone), else from the matrix's own sweep. Relative folders are
+    read from the repository root (a notebook runs inside ``notebooks/``)."""
+    path = _repo_path(sweep_dir) if sweep_dir else data_dir() / "sweeps" / sweep_profile
     lab = _read_lab(path)
-    big_rows = _read_lab(Path(big_sweep_dir)) if big_sweep_dir else lab
+    big_rows = _read_lab(_repo_path(big_sweep_dir)) if big_sweep_dir else lab
     big = big_rows[big_rows.messages >= 10**9] if len(big_rows) else pd.DataFrame()
     if len(lab):
         cells = lab.drop_duplicates(list(CELL_COLUMNS)).shape[0]
