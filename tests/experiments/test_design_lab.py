@@ -160,3 +160,16 @@ def test_bad_run_sizes_are_refused():
         dl.op_cost(0, 2.0, "uniform:0:20s", 64)
     with pytest.raises(UsageError, match=re.escape("op_tick_ms must be an integer >= 1")):
         dl.op_cost(10, 2.0, "uniform:0:20s", 0)
+
+
+def test_live_memory_of_hier_exceeds_its_paused_snapshot_on_short_fixed_delays():
+    """A fixed 5 s delay at tick 64 ms is shorter than a near bucket (256 ticks, 16.4 s): under
+    a running dispatcher every entry sits in an expanded near bucket, a ``long[]`` slot each,
+    while the paused snapshot (what the matrix sizes) holds one run token per tick and ledger.
+    Flat buckets expand nothing: live and paused agree."""
+    ops = dl.op_cost(1500, 2.0, "fixed:5s", 64, designs=("time-buckets-hier", "time-buckets-flat"))
+    ops = ops.set_index("design")
+    hier, flat = ops.loc["time-buckets-hier"], ops.loc["time-buckets-flat"]
+    assert hier.held_when_published == flat.held_when_published == 1500
+    assert 8 <= hier.live_bytes_per_entry < 9 and hier.paused_bytes_per_entry < 0.5
+    assert flat.live_bytes_per_entry == flat.paused_bytes_per_entry

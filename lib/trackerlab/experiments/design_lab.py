@@ -397,7 +397,11 @@ def op_cost(
     """Work per operation while a dispatcher drains each proposal: every message added when
     published (``addMessage``), ``getScheduledMessages(batch_per_scan)`` called once per tick
     until nothing is due, then until empty. Counters per add, per delivered message, and the
-    largest single call of each kind (a bound on one operation's work). O(messages) Python."""
+    largest single call of each kind (a bound on one operation's work). Memory beside the work:
+    JVM bytes per held entry when publishing ends, with the dispatcher running
+    (``live_bytes_per_entry``: ``time-buckets-hier`` then holds its due near buckets expanded
+    into per-tick ``long[]``) and with it paused (``paused_bytes_per_entry``, what the matrix
+    sizes). O(messages) Python."""
     check_int("op_messages", messages, 1)
     check_int("op_tick_ms", tick_ms, 1)
     check_int("batch per scan", batch_per_scan, 1)
@@ -409,16 +413,26 @@ def op_cost(
     spec = DelaySpec.parse(delay)
     rows = []
     for name in designs:
-        if name == "time-buckets-sealed" and spec.kind == "fixed":
-            tracker = TRACKERS[name](tick_ms, fixed_delay_ms=int(spec.params[0]))
-        else:
-            tracker = TRACKERS[name](tick_ms)
-        rows.append({"design": name, **_Drain(tracker, tick_ms, batch_per_scan).run(stream)})
+        drained = _Drain(_tracker(name, tick_ms, spec), tick_ms, batch_per_scan).run(stream)
+        paused = _tracker(name, tick_ms, spec)
+        for ledger, entry, at, now in stream:
+            paused.add_message(ledger, entry, at, now)
+        held = max(paused.number_of_delayed_messages(), 1)
+        rows.append(
+            {"design": name, **drained, "paused_bytes_per_entry": paused.jvm_bytes() / held}
+        )
     heap_depth = math.log2(max(messages, 2))
     rows.append({"design": "triple-heap (analytic)", "adds": messages, "delivered": messages,
                  "touches_per_add": heap_depth, "random_per_add": heap_depth,
                  "touches_per_delivered": 2 * heap_depth})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _tracker(name: str, tick_ms: int, spec: DelaySpec):
+    """A proposal's per-message model (sealed with the fixed-delay policy when it applies)."""
+    if name == "time-buckets-sealed" and spec.kind == "fixed":
+        return TRACKERS[name](tick_ms, fixed_delay_ms=int(spec.params[0]))
+    return TRACKERS[name](tick_ms)
 
 
 class _Drain:
@@ -454,6 +468,8 @@ class _Drain:
                 self.n_adds += 1
             _add_into(self.adds, tracker.cost)
             self.max_add = max(self.max_add, tracker.cost.touches)
+        held = tracker.number_of_delayed_messages()
+        live = tracker.jvm_bytes() / max(held, 1)
         t = next_scan
         while tracker.number_of_delayed_messages():
             self.scan(t)
@@ -466,7 +482,8 @@ class _Drain:
                 "streamed_bytes_per_add": a["streamed_bytes"], "alloc_bytes_per_add": a["alloc_bytes"],
                 "max_touches_one_add": self.max_add, "touches_per_delivered": s["touches"],
                 "streamed_bytes_per_delivered": s["streamed_bytes"],
-                "max_touches_one_scan": self.max_scan}  # fmt: skip
+                "max_touches_one_scan": self.max_scan, "held_when_published": held,
+                "live_bytes_per_entry": live}  # fmt: skip
 
 
 def _add_into(total: OpCost, part: OpCost | None) -> None:
