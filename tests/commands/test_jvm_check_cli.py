@@ -8,13 +8,14 @@ import pytest
 
 from tests.conftest import assert_one_line_error
 from trackerlab.jvmcheck.cases import CASES
+from trackerlab.models.proposals.jvm_cases import CASES as PROPOSAL_CASES
 
 
 def test_list_prints_every_case(cli):
     result = cli("jvm-check", "--list")
     assert result.returncode == 0, result.stderr
     names = [line.split()[0] for line in result.stdout.splitlines()]
-    assert names == [c.name for c in CASES]
+    assert names == [c.name for c in CASES + PROPOSAL_CASES]  # the layout's, then the lab's
 
 
 def test_list_with_glob(cli):

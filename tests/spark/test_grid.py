@@ -85,7 +85,12 @@ def test_duplicate_points_are_computed_once_for_every_block():
 def test_profiles_parse():
     smoke, default, large = (load_profile(n) for n in ("smoke", "default", "large"))
     assert smoke.messages < 1_000_000
-    assert 0.8e8 < default.messages < 1.5e8
+    assert 1.5e8 < default.messages < 2.0e8  # 1.18e8 + the design lab's 216 cells of 3e5
+    lab = [p for p in default.points if p.block == "design-lab"]
+    assert len(lab) == 216 and all(len(p.designs) == 7 for p in lab)
+    big = [p for p in large.points if p.block == "design-lab-1e9"]
+    assert len(big) == 4 and all(p.workload.messages == 10**9 and p.alone for p in big)
+    assert len({p.workload.delay.text for p in big}) == 4  # one point per delay family
     seed = [p for p in large.points if p.block == "seed-scenario"]
     assert len(seed) == 8 and all(p.workload.messages == 864_000_000 for p in seed)
     assert {p.workload.batch_size for p in seed} == {1, 100}
@@ -181,7 +186,7 @@ def test_cli_bad_input(cli, args, needles):
 def test_cli_dry_run_lists_points(cli, tmp_path):
     result = cli("sweep", "--profile", "smoke", "--dry-run", "--out", str(tmp_path / "x"))
     assert result.returncode == 0, result.stderr
-    assert "20 points, 420,000 messages, 0 done" in result.stdout
+    assert "44 points, 900,000 messages, 0 done" in result.stdout  # 24 design-lab points
     assert not (tmp_path / "x").exists()
 
 

@@ -72,7 +72,10 @@ def test_smoke_profile_provenance_and_resume(spark, tmp_path):
     assert summary.points == len(grid.points) and summary.skipped == 0
     frame = read_sweep(out)
     rows = sum(len(p.designs) * len(p.shapes) for p in grid.points)
-    assert rows == 3 * len(grid.points) + 8  # the 8 heatmap points size the pair map too
+    lab = [p for p in grid.points if p.block == "design-lab"]
+    assert len(lab) == 24
+    # the 8 heatmap points size the pair map too; a design-lab point sizes 7 designs
+    assert rows == 3 * (len(grid.points) - len(lab)) + 8 + 7 * len(lab)
     assert len(frame) == rows
     assert set(frame[frame.design == "nack-pair-map"].block) == {"heatmap"}
     for column in PROVENANCE:

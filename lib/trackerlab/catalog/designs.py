@@ -13,7 +13,7 @@ from trackerlab.models.delayed import designs as delayed
 from trackerlab.models.delayed import long_bitmap_buckets, topic_index
 from trackerlab.models.nack import designs as nack
 from trackerlab.models.pending_acks import designs as pending_acks
-from trackerlab.models.proposals import flat_buckets
+from trackerlab.models.proposals import adaptive_leaf, flat_buckets, hier_buckets, sealed_buckets
 from trackerlab.models.receiver_queue import designs as receiver_queue
 
 CATALOG = Catalog()
@@ -34,6 +34,9 @@ CATALOG.register("time-buckets-flat", flat_buckets.DESIGN)
 CATALOG.register("time-buckets-long-bitmap", long_bitmap_buckets.DESIGN)
 CATALOG.register("long-bitmap", long_bitmap_buckets.LEAF_DESIGN)
 CATALOG.register("pip448-topic-index", topic_index.DESIGN)
+CATALOG.register("time-buckets-sealed", sealed_buckets.DESIGN)
+CATALOG.register("time-buckets-adaptive", adaptive_leaf.DESIGN)
+CATALOG.register("time-buckets-hier", hier_buckets.DESIGN)
 # pending acks (broker, per consumer)
 CATALOG.register("pending-acks-treemap", pending_acks.TREEMAP)
 CATALOG.register("pending-acks-packed-rb", pending_acks.PACKED_RB)

@@ -14,7 +14,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="compare the JVM layout model with real Java objects (needs Java 17+ and javac)",
         description=(
             "Build each case (TreeMap, RoaringBitmap, Roaring64Bitmap, Roaring64NavigableMap, "
-            "fastutil maps, the time-bucket tracker) in a HotSpot JVM started through pyspark, "
+            "fastutil maps, the time-bucket tracker, the design lab's proposals) in a HotSpot JVM "
+            "started through pyspark, "
             "measure its deep heap size and print model bytes, measured bytes, the difference "
             "and OK/FAIL (2%% band). Exits 1 if a case fails."
         ),
@@ -50,11 +51,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.jvmcheck.cases import CASES, GROUPS, select_cases
+    from trackerlab.jvmcheck.cases import CASES as LAYOUT_CASES
+    from trackerlab.jvmcheck.cases import GROUPS, select_cases
+    from trackerlab.models.proposals.jvm_cases import CASES as PROPOSAL_CASES
 
+    CASES = LAYOUT_CASES + PROPOSAL_CASES
     patterns = [s.strip() for item in args.only or [] for s in item.split(",") if s.strip()]
     try:
-        cases = select_cases(patterns)
+        cases = select_cases(patterns, CASES)
     except ValueError as exc:
         groups = ", ".join(f"{g}-*" for g in GROUPS)
         raise UsageError(

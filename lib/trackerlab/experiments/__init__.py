@@ -13,12 +13,14 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
+- :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
   reproduction table.
 """
 
 from trackerlab.experiments import (
     bucket_sweeps,
+    design_lab,
     massive_delayed,
     massive_reference,
     pending_acks_op_cost,
@@ -32,6 +34,7 @@ from trackerlab.experiments import (
 
 __all__ = [
     "bucket_sweeps",
+    "design_lab",
     "massive_delayed",
     "massive_reference",
     "pending_acks_op_cost",

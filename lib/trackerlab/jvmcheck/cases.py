@@ -32,7 +32,7 @@ from trackerlab.workloads.stream import DEFAULT_START_MS
 TOLERANCE = 0.02
 GROUPS = ("java-util", "treemap-of-treemaps", "roaring", "roaring64", "navmap", "fastutil",
           "timebuckets", "jdk-concurrent", "long-bitmap", "timebuckets-long-bitmap",
-          "pip448")  # fmt: skip
+          "pip448", "proposal")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -591,18 +591,22 @@ def build_cases() -> tuple[ProbeCase, ...]:
 CASES = build_cases()
 
 
-def select_cases(patterns: Sequence[str] | None) -> list[ProbeCase]:
+def select_cases(
+    patterns: Sequence[str] | None, cases: Sequence[ProbeCase] = CASES
+) -> list[ProbeCase]:
     """Cases whose name matches any pattern (exact name or shell glob such as ``roaring64-*``);
-    all cases when ``patterns`` is empty. Raises ValueError naming an unmatched pattern."""
+    all ``cases`` when ``patterns`` is empty. Raises ValueError naming an unmatched pattern.
+    ``cases``: this module's, or more (the design lab's ``proposal-*`` cases live with their
+    models, a layer above, and ``trackerlab jvm-check`` adds them)."""
     if not patterns:
-        return list(CASES)
+        return list(cases)
     chosen = []
     for pattern in patterns:
-        hits = [c for c in CASES if fnmatch.fnmatchcase(c.name, pattern)]
+        hits = [c for c in cases if fnmatch.fnmatchcase(c.name, pattern)]
         if not hits:
             raise ValueError(pattern)
         chosen += [c for c in hits if c not in chosen]
-    return [c for c in CASES if c in chosen]
+    return [c for c in cases if c in chosen]
 
 
 def run_case(probe: JvmProbe, case: ProbeCase, how: str = "exact") -> CaseResult:

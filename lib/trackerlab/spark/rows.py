@@ -35,6 +35,8 @@ from trackerlab.sizing import theory
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.sizing.request import SizeResult
 
+#: Where the design lab's proposals live: sized from the reducer only (:func:`index_rows`).
+PROPOSALS_SOURCE = "lib/trackerlab/models/proposals/"
 #: Structure counts of a row (None where a design has no such thing).
 COUNT_COLUMNS = (
     "buckets",
@@ -114,10 +116,17 @@ def index_rows(point: Any) -> list[dict[str, Any]]:
     (:func:`trackerlab.models.delayed.time_bucket_runs.build_index`), size its content; the heap
     from the entries the heap builder keeps (each entry's last selected message, tracked when
     due after one tick, as :func:`trackerlab.models.delayed.designs.size_heap`). For small points (the notebook's fallback, the equality tests)."""
+    import dataclasses
+
     import numpy as np
 
     from trackerlab.models.delayed.time_bucket_runs import build_index
 
+    lab = tuple(d for d in point.designs if CATALOG[d].source.startswith(PROPOSALS_SOURCE))
+    if lab:  # the design lab's proposals need the reducer's per-bucket counts
+        rest = tuple(d for d in point.designs if d not in lab)
+        lab_rows = local_rows(dataclasses.replace(point, designs=lab))
+        return (index_rows(dataclasses.replace(point, designs=rest)) if rest else []) + lab_rows
     run = point.bucket_run()
     index = build_index(run)
     content = index.content(runs=True)

@@ -1,174 +1,201 @@
-"""Proposal: one ``Roaring64Bitmap`` per time bucket, keyed by ``ledgerId << 24 | entryId``.
+"""Proposal ``time-buckets-flat``: one 32-bit ``RoaringBitmap`` per time bucket, no inner map.
 
 The time-bucketed ``InMemoryDelayedDeliveryTracker`` (#23611) keeps, per bucket, an inner map
 ``ledgerId -> Roaring64Bitmap``: each (bucket, ledger) pair costs an inner-map entry and a
-whole bitmap object (about 200 B) even when it holds one entry id, which is what random
-delays produce. This design drops the inner map and packs the ledger into the value::
+whole ``Roaring64Bitmap`` (about 200 B with one value), which random delays pay for nearly every
+entry. This design drops the inner map and packs the ledger into the value::
 
-    Long2ObjectSortedMap<Roaring64Bitmap> delayed = new Long2ObjectAVLTreeMap<>();
-    delayed.computeIfAbsent(trimLowerBit(deliverAt, bits), k -> new Roaring64Bitmap())
-           .addLong(ledgerId << 24 | entryId);
+    Long2ObjectSortedMap<RoaringBitmap> delayed = new Long2ObjectAVLTreeMap<>();
+    delayed.computeIfAbsent(trimLowerBit(deliverAt, bits), k -> new RoaringBitmap())
+           .add(slot(ledgerId) << 16 | (int) entryId);        // + the slot table
 
-A bitmap's 48-bit high keys are then ``ledgerId << 8 | entryId >> 16``: ledgers become keys of
-the bitmap's own ART, which shares their common prefix. Ascending values are ascending
-``(ledgerId, entryId)``, so ``getScheduledMessages(n)`` takes the ``n`` smallest values of the
-first due bucket, exactly the order of the sorted-inner-map variant (c). Bounds: entry ids
-below 2^24 (``managedLedgerMaxEntriesPerLedger`` at most 16,777,216, the default is 50,000)
-and ledger ids below 2^39 (a positive long after the shift); both are checked.
+``slot`` comes from the tracker's slot table (:mod:`~trackerlab.models.proposals.ledger_slots`),
+so a bucket's 2^16 chunks are its ledgers: one array container (24 B + ``char[]``) and a
+``char`` key per (bucket, ledger) instead of ~200 B. A first version packed ``ledgerId << 24 |
+entryId`` into a ``Roaring64Bitmap``; its ART's shape depends on the ledger ids' bytes, which a
+sweep cannot size from counts, and it cost a 32-B leaf and more per ledger. A 32-bit bitmap's
+size depends on its containers' cardinalities and their number only
+(``RoaringArray.extendArray``, ``ArrayContainer.increaseCapacity``), which the reducer counts.
 
-Timing rules are the tracker's (``AbstractDelayedDeliveryTracker``, variant a): cutoff
-``now + tick`` (``now`` when strict), ``addMessage`` refuses ``deliverAt <= cutoff``, bucket
-keys are floored, so a message goes out at most ``tick + 2^bits - 1`` ms early.
+Order: a bucket's values iterated from the slot table's first slot (rotated at 2^16) are in
+(ledger, entry) order, so ``getScheduledMessages(n)`` takes the ``n`` smallest positions of the
+first due bucket, as the sorted-inner-map tracker (variant c) does. Bounds: entry ids below
+2^16, fewer than 2^16 live ledgers. Timing rules: :mod:`~trackerlab.models.proposals.base`.
 """
 
 from __future__ import annotations
 
 import array
+from collections.abc import Iterator
 
 import numpy as np
-from pyroaring import BitMap64
+from pyroaring import BitMap
 from sortedcontainers import SortedDict
 
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
-from trackerlab.models.design import DELAYED, Design
-from trackerlab.models.time_buckets.index import trim_lower_bits
-from trackerlab.params import check_int
+from trackerlab.errors import UsageError
+from trackerlab.models.design import DELAYED, Design, PointCounts
+from trackerlab.models.proposals import counts
+from trackerlab.models.proposals.base import ProposalTracker, tree_depth
+from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
+from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS
 from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
-from trackerlab.sizing.jvm_roaring import roaring64_bitmap_bytes_of
-from trackerlab.sizing.python import python_real_bytes
 from trackerlab.sizing.request import SizeRequest, SizeResult
-from trackerlab.workloads.stream import MessageChunk
 
-ENTRY_BITS = 24
-MAX_ENTRY_ID = (1 << ENTRY_BITS) - 1
-MAX_LEDGER_ID = (1 << (63 - ENTRY_BITS)) - 1
+ENTRY_MASK = (1 << ENTRY_BITS) - 1
 
 
-def pack(ledger: int | np.ndarray, entry: int | np.ndarray) -> int | np.ndarray:
-    """``ledgerId << 24 | entryId``; ValueError outside the bounds. O(n)."""
-    if np.any(np.asarray(entry) > MAX_ENTRY_ID) or np.any(np.asarray(ledger) > MAX_LEDGER_ID):
-        raise ValueError(f"entry ids must be <= {MAX_ENTRY_ID}, ledger ids <= {MAX_LEDGER_ID}")
-    return (ledger << ENTRY_BITS) | entry
+def plain_bitmap(values: np.ndarray) -> BitMap:
+    """A ``BitMap`` of these 32-bit values with the containers Java's ``add`` picks (arrays and
+    bitsets, no runs: ``optimize=False``), through the ``array('I')`` bulk constructor."""
+    arr = array.array("I")
+    arr.frombytes(np.ascontiguousarray(values, dtype=np.uint32).tobytes())
+    return BitMap(arr, optimize=False)
 
 
-class FlatBucketTracker:
-    """Delayed-delivery index with one bitmap per bucket, driven by an explicit clock."""
+#: fastutil AVL entry bytes an in-order walk streams per bucket
+_AVL_ENTRY = 40
+
+
+class FlatBucketTracker(ProposalTracker):
+    """Bucket key -> ``BitMap`` of ``slot << 16 | entry`` (Python model of the Java above)."""
 
     def __init__(self, tick_ms: int = 1000, strict: bool = False) -> None:
-        self.tick_ms = check_int("tick (ms)", tick_ms, 1)
-        self.strict = strict
-        self.bits = precision_bits_for_tick(tick_ms)
-        self.buckets: SortedDict = SortedDict()  # bucket key -> BitMap64 of packed ids
-        self.count = 0
+        super().__init__(tick_ms, strict)
+        self.buckets: SortedDict = SortedDict()
 
-    def cutoff(self, now_ms: int) -> int:
-        """``getCutoffTime()``: ``now`` when strict, else ``now + tick``. O(1)."""
-        return now_ms if self.strict else now_ms + self.tick_ms
+    # ------------------------------------------------------------------ hooks
 
-    def add_message(self, ledger: int, entry: int, deliver_at: int, now_ms: int) -> bool:
-        """``addMessage``: False means "deliver now" (not tracked). O(log buckets)."""
-        if deliver_at < 0 or deliver_at <= self.cutoff(now_ms):
-            return False
-        key = int(trim_lower_bits(deliver_at, self.bits))
+    def _bitmap(self, key: int) -> BitMap:
         bitmap = self.buckets.get(key)
+        if self.cost is not None:
+            self.cost.search(tree_depth(len(self.buckets)))
         if bitmap is None:
-            bitmap = self.buckets[key] = BitMap64()
-        value = int(pack(ledger, entry))
-        if value not in bitmap:
-            bitmap.add(value)
-            self.count += 1
+            bitmap = self.buckets[key] = BitMap()
+            if self.cost is not None:
+                self.cost.allocate(4, 40 + jr.roaring_bitmap_from_containers([]))
+        return bitmap
+
+    def _add(self, ledger: int, entry: int, deliver_at: int, now_ms: int) -> bool:
+        """``computeIfAbsent(key).add(value)``: O(log buckets + log ledgers of the bucket)."""
+        bitmap = self._bitmap(self.bucket_of(deliver_at))
+        value = self.slots.slot(ledger) << ENTRY_BITS | entry
+        if self.cost is not None:
+            self.cost.visit(2)  # the RoaringArray keys (binary search) and the container
+        if value in bitmap:
+            return False
+        bitmap.add(value)
+        self.slots.hold(ledger)
         return True
 
-    def add_chunk(self, chunk: MessageChunk, dispatch_lag_ms: int = 0) -> int:
-        """Bulk ``addMessage`` of a chunk, each message dispatched ``dispatch_lag_ms`` after
-        publication: one bulk bitmap update per bucket. Returns how many were tracked.
-        O(n log n)."""
-        deliver_at = chunk.deliver_at
-        now = chunk.publish_ms + dispatch_lag_ms
-        keep = (deliver_at >= 0) & (deliver_at > (now if self.strict else now + self.tick_ms))
-        if not keep.any():
-            return 0
-        keys = trim_lower_bits(deliver_at[keep], self.bits)
-        values = pack(chunk.ledger[keep], chunk.entry[keep])
+    def _add_arrays(
+        self, ledger: np.ndarray, entry: np.ndarray, deliver_at: np.ndarray, now: np.ndarray
+    ) -> None:
+        """One bulk union per bucket. O(n log n)."""
+        keys = self.bucket_of(deliver_at)
+        values = (self.slots.slots_of(ledger) << ENTRY_BITS) | entry
         order = np.lexsort((values, keys))
-        keys, values = keys[order], values[order]
+        keys, values, ledger = keys[order], values[order], ledger[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        added = []
         for lo, hi in zip(starts.tolist(), np.r_[starts[1:], len(keys)].tolist(), strict=True):
-            arr = array.array("Q")
-            arr.frombytes(np.ascontiguousarray(values[lo:hi], dtype=np.uint64).tobytes())
-            key = int(keys[lo])
-            bitmap = self.buckets.get(key)
+            bitmap = self.buckets.get(int(keys[lo]))
             if bitmap is None:
-                self.buckets[key] = bitmap = BitMap64()
-            before = len(bitmap)
-            bitmap.update(arr)
-            self.count += len(bitmap) - before
-        return int(keep.sum())
-
-    def has_message_available(self, now_ms: int) -> bool:
-        """``hasMessageAvailable``: the first bucket is due. O(1)."""
-        return bool(self.buckets) and self.buckets.keys()[0] <= self.cutoff(now_ms)
-
-    def get_scheduled_messages(self, max_messages: int, now_ms: int) -> list[tuple[int, int]]:
-        """``getScheduledMessages(n)``: at most ``n`` due ``(ledger, entry)`` ids, ascending.
-        O(n + buckets emptied)."""
-        n, taken = max_messages, []
-        cutoff = self.cutoff(now_ms)
-        while n > 0 and self.buckets:
-            key = self.buckets.keys()[0]
-            if key > cutoff:
-                break
-            bitmap = self.buckets[key]
-            values = bitmap[:n] if len(bitmap) > n else bitmap
-            taken.extend((v >> ENTRY_BITS, v & MAX_ENTRY_ID) for v in values)
-            n -= len(values)
-            if len(values) == len(bitmap):
-                del self.buckets[key]
+                self.buckets[int(keys[lo])] = bitmap = plain_bitmap(values[lo:hi])
+                new = bitmap
             else:
-                bitmap.difference_update(values)
-        self.count -= len(taken)
-        return sorted(set(taken))
+                new = plain_bitmap(values[lo:hi]) - bitmap
+                bitmap |= new
+            if new:
+                added.append(np.frombuffer(new.to_array(), dtype=np.uint32))
+        if added:
+            slots = np.concatenate(added).astype(np.int64) >> ENTRY_BITS
+            self.count += len(slots)
+            self.slots.hold_many(self.slots.ledger_array(slots))
 
-    def number_of_delayed_messages(self) -> int:
-        """``getNumberOfDelayedMessages``: a counter, O(1)."""
-        return self.count
+    def _bucket_positions(self, key: int) -> list[tuple[int, int, int]]:
+        """A bucket's positions in (ledger, entry) order: its values from the first slot."""
+        slots = self.slots
+        values = sorted(self.buckets[key], key=lambda v: (slots.order(v >> ENTRY_BITS), v))
+        return [(key, slots.ledger(v >> ENTRY_BITS), v & ENTRY_MASK) for v in values]
+
+    def _due(self, cutoff: int) -> Iterator[tuple[int, int, int]]:
+        for key in list(self.buckets.irange(maximum=cutoff)):
+            if self.cost is not None:
+                self.cost.walk(1, _AVL_ENTRY)
+                self.cost.visit(1)  # the bucket's RoaringBitmap
+            yield from self._bucket_positions(key)
+
+    def _remove(self, taken: list[tuple[int, int, int]]) -> None:
+        for key, ledger, entry in taken:
+            bitmap = self.buckets[key]
+            bitmap.discard(self.slots.slot(ledger) << ENTRY_BITS | entry)
+            if self.cost is not None:
+                self.cost.stream(2)  # the value read from its container
+            if not bitmap:
+                del self.buckets[key]
+
+    def _clear(self) -> None:
+        self.buckets.clear()
+
+    # ------------------------------------------------------------------ sizes
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
-        """The AVL map and one ``Roaring64Bitmap`` per bucket, built by ascending ``addLong``
-        (a bucket's values arrive in publish order). O(buckets + chunks)."""
-        outer = jc.fastutil_avl_tree_map(len(self.buckets), layout=layout)
-        return outer + sum(
-            roaring64_bitmap_bytes_of(bm, layout=layout) for bm in self.buckets.values()
+        """The AVL map, one ``RoaringBitmap`` per bucket (as ``add`` builds it: container and
+        key-array capacities depend on cardinalities and counts only) and the slot table.
+        O(values)."""
+        return (
+            jc.fastutil_avl_tree_map(len(self.buckets), layout=layout)
+            + counts.roaring_bitmaps_bytes(list(self.buckets.values()), layout=layout)
+            + self.slots.jvm_bytes(layout)
         )
 
 
-def size_flat_buckets(request: SizeRequest) -> SizeResult:
-    """The index built from the workload's messages (each dispatched as published). O(n log n)."""
-    tracker = FlatBucketTracker(request.tick_ms)
+def build(tracker: ProposalTracker, request: SizeRequest) -> ProposalTracker:
+    """Feed the request's messages to ``tracker`` (each dispatched as published); a workload
+    whose positions cannot be packed is a one-line UsageError."""
+    w = request.workload
+    if w.entries_per_ledger > MAX_ENTRY_ID + 1:
+        raise UsageError(
+            f"--entries-per-ledger: the proposals pack entry ids in 16 bits, so it must be in "
+            f"1..65536, got {w.entries_per_ledger}"
+        )
+    ledgers = -(-w.messages // (w.batch_size * w.entries_per_ledger))
+    if ledgers > MAX_WINDOW:
+        raise UsageError(
+            f"--messages: the proposals hold at most 65536 live ledgers; {w.messages:,} messages "
+            f"fill {ledgers:,} ledgers of {w.entries_per_ledger} entries"
+        )
     for chunk in request.workload.chunks():
         tracker.add_chunk(chunk)
-    for bitmap in tracker.buckets.values():
-        bitmap.shrink_to_fit()
-    return SizeResult(
-        structure="time-buckets-flat",
-        entries=tracker.count,
-        python_bytes=python_real_bytes(tracker.buckets, exact=False),
-        jvm_bytes=tracker.jvm_bytes(request.jvm_layout),
-        details={"buckets": len(tracker.buckets), "trim_bits": tracker.bits},
-    )
+    return tracker
+
+
+def size_flat_buckets(request: SizeRequest) -> SizeResult:
+    """The index built from the workload's messages. O(n log n)."""
+    tracker = build(FlatBucketTracker(request.tick_ms), request)
+    return counts.built_result("time-buckets-flat", tracker, request, buckets=len(tracker.buckets))
+
+
+def flat_from_counts(c: PointCounts, shape: str | None, layout: JvmLayout) -> SizeResult:
+    """From a reducer's aggregates: the AVL map, one ``RoaringBitmap`` per bucket with a key
+    array sized by its ledger count (the histogram), the containers as ``add`` builds them (the
+    index's own container bytes), the slot table. O(distinct ledger counts)."""
+    return counts.bitmap_buckets_result("time-buckets-flat", c, "plain", layout)
 
 
 DESIGN = Design(
     tracker=DELAYED,
-    summary="proposal: one Roaring64Bitmap per time bucket of (ledgerId << 24 | entryId)",
-    java="Long2ObjectAVLTreeMap<Roaring64Bitmap>",
+    summary="proposal: one 32-bit RoaringBitmap per time bucket of (ledger slot << 16 | entryId)",
+    java="Long2ObjectAVLTreeMap<RoaringBitmap> + slot table (long[], int[])",
     source="lib/trackerlab/models/proposals/flat_buckets.py",
     prs=(),
     releases="proposal",
     memory="heap",
     options=("tick_ms", "layout"),
     build=size_flat_buckets,
+    from_counts=flat_from_counts,
     columns=("python", "jvm"),
     proposal=True,
 )

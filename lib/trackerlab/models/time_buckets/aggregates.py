@@ -36,6 +36,7 @@ from functools import cache
 import numpy as np
 
 from trackerlab.models.time_buckets import shapes as tbs
+from trackerlab.models.time_buckets.lab_stats import LabHistograms
 from trackerlab.sizing import theory
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.sizing.jvm_roaring import ARRAY_MAX_CARDINALITY
@@ -224,7 +225,8 @@ def python_int_bytes(value: int) -> int:
 class IndexAggregates:
     """What sizing a whole index needs: counts, per-variant bitmap byte sums, the
     histogram of ledgers per bucket (``ledger_counts[i]`` ledgers in ``bucket_counts[i]``
-    buckets) and the key ranges (Python int sizes)."""
+    buckets) and the key ranges (Python int sizes); ``lab``: the design lab's per-bucket
+    histograms, when a reducer collected them (:mod:`~trackerlab.models.time_buckets.lab_stats`)."""
 
     bitmaps: int
     bitmap_bytes: dict[str, int]  # jvm_plain, jvm_runs, python_plain, python_runs
@@ -232,6 +234,7 @@ class IndexAggregates:
     bucket_counts: np.ndarray
     bucket_range: tuple[int, int]
     ledger_range: tuple[int, int]
+    lab: LabHistograms | None = None
 
     @property
     def buckets(self) -> int:

@@ -19,6 +19,13 @@ because task ranges are cut at 2^16-entry chunk boundaries) for the engine to ad
 Costs per piece of n messages: O(n) for input in (bucket, ledger, entry) order (fixed
 delays), else one ``np.sort`` of packed 64-bit keys (``np.lexsort`` when the key ranges do
 not fit 63 bits); O(rows) for the rest.
+
+The design lab's proposals (:mod:`trackerlab.models.proposals`) are sized from the same pass:
+each bitmap's per-bucket value packs its ledger with its packed and spilled counts
+(:func:`~trackerlab.models.time_buckets.lab_stats.group_values`), delayed-tracker points add
+the token bytes of the ``time-buckets-hier`` streams under tagged keys (messages of a ledger
+are held until the ledger is complete, since a ledger's runs span pieces), and the totals
+gain the tracked delays' and entry ids' range (:mod:`~trackerlab.models.time_buckets.lab_stats`).
 """
 
 from __future__ import annotations
@@ -30,6 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from trackerlab.models.time_buckets import aggregates as tba
+from trackerlab.models.time_buckets import lab_stats as lab
+from trackerlab.models.time_buckets import shapes as tbs
 from trackerlab.models.time_buckets.index import trim_lower_bits
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads.stream import MessageChunk, Workload
@@ -48,9 +57,13 @@ SUM_FIELDS = (
     "jvm_runs",
     "python_plain",
     "python_runs",
+    "lab_spill_jvm",
+    "lab_stream_elements",
+    "lab_stream_runs",
+    "lab_stream_bytes",
 )
-MIN_FIELDS = ("bucket_min", "ledger_min")
-MAX_FIELDS = ("bucket_max", "ledger_max")
+MIN_FIELDS = ("bucket_min", "ledger_min", "delay_min")
+MAX_FIELDS = ("bucket_max", "ledger_max", "delay_max", "entry_max")
 TOTAL_FIELDS = SUM_FIELDS + MIN_FIELDS + MAX_FIELDS
 _I64_MAX = np.iinfo(np.int64).max
 _I64_MIN = np.iinfo(np.int64).min
@@ -174,14 +187,7 @@ def bitmap_sums(
     return b[starts], led[starts], {k: np.add.reduceat(v, starts) for k, v in cols.items()}
 
 
-def count_by_key(keys: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sum ``counts`` per distinct key (sorted keys out). O(n log n)."""
-    if len(keys) == 0:
-        return keys, counts
-    order = np.argsort(keys, kind="stable")
-    k, c = keys[order], counts[order]
-    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-    return k[starts], np.add.reduceat(c, starts)
+count_by_key = lab.count_by_key
 
 
 @dataclass
@@ -237,6 +243,7 @@ class ContentReducer:
         self._counts: list[np.ndarray] = []
         self._count_rows = 0
         self._partials: list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
+        self._streams: list[tuple[np.ndarray, ...]] = []  # messages of unfinished ledgers
 
     def add(
         self,
@@ -263,9 +270,16 @@ class ContentReducer:
             keep = delay > self.tick_ms
             if not keep.all():
                 bucket, ledger, entry = bucket[keep], ledger[keep], entry[keep]
+                delay = delay[keep]
         t["index_messages"] += len(entry)
         if len(entry):
+            t["delay_min"] = min(t["delay_min"], int(delay.min()))
+            t["delay_max"] = max(t["delay_max"], int(delay.max()))
+            t["entry_max"] = max(t["entry_max"], int(entry.max()))
             self._pending.append(chunk_table(bucket, ledger, entry, self.trim_bits))
+            if self.tick_ms is not None:
+                levels = lab.stream_levels(delay, self.trim_bits)
+                self._streams.append((bucket, ledger, entry, levels))
         self._fold(open_ledger)
 
     def finish(self) -> ReducerOutput:
@@ -285,6 +299,7 @@ class ContentReducer:
 
     def _fold(self, open_ledger: int | None) -> None:
         """Finalize the groups of every ledger before ``open_ledger`` (all if None)."""
+        self._fold_streams(open_ledger)
         if not self._pending:
             return
         carried = self._carried  # ledgers with rows from an earlier piece
@@ -314,14 +329,43 @@ class ContentReducer:
         self._own(bucket, ledger, sums)
 
     def _own(self, bucket: np.ndarray, ledger: np.ndarray, sums: dict[str, np.ndarray]) -> None:
-        """Add complete bitmaps to the totals and their buckets' ledger counts."""
+        """Add complete bitmaps to the totals and their buckets' packed values."""
         add_bitmaps(self.totals, bucket, ledger, sums, self.layout)
-        keys, counts = count_by_key(bucket, np.ones(len(bucket), dtype=np.int64))
+        self._add_keys(*count_by_key(bucket, lab.group_values(sums["entries"])))
+
+    def _add_keys(self, keys: np.ndarray, values: np.ndarray) -> None:
         self._keys.append(keys)
-        self._counts.append(counts)
+        self._counts.append(values)
         self._count_rows += len(keys)
         if self._count_rows > self.COMPACT_ROWS:
             self._compact()
+
+    def _fold_streams(self, open_ledger: int | None) -> None:
+        """Token bytes of the ``time-buckets-hier`` streams of every finished ledger, added
+        under their tagged keys (see :mod:`~trackerlab.models.time_buckets.lab_stats`)."""
+        if not self._streams:
+            return
+        held = self._streams
+        cols = [np.concatenate(c) for c in zip(*held, strict=True)] if len(held) > 1 else held[0]
+        bucket, ledger, entry, level = cols
+        self._streams = []
+        if open_ledger is not None:  # messages in index order: ledgers never decrease
+            cut = int(np.searchsorted(ledger, open_ledger))
+            if cut < len(ledger):
+                self._streams = [tuple(c[cut:] for c in cols)]
+                bucket, ledger, entry, level = (c[:cut] for c in cols)
+        if len(entry) == 0:
+            return
+        key, offset = lab.stream_keys(bucket, level, self.trim_bits)
+        order = lab.stream_order(key, self.trim_bits)
+        if order is not None:
+            key, ledger, entry, offset = key[order], ledger[order], entry[order], offset[order]
+        tokens = lab.stream_token_bytes(key, ledger, entry, offset)
+        t = self.totals
+        t["lab_stream_elements"] += tokens.elements
+        t["lab_stream_runs"] += tokens.runs
+        t["lab_stream_bytes"] += int(tokens.token_bytes.sum())
+        self._add_keys(tokens.keys | lab.STREAM_TAG, tokens.token_bytes << lab.LEDGER_BITS)
 
     def _compact(self) -> tuple[np.ndarray, np.ndarray]:
         if not self._keys:
@@ -354,6 +398,11 @@ def add_bitmaps(
 ) -> None:
     """Add complete bitmaps (their chunk-field sums) to ``totals``: counts, bytes, key ranges."""
     sized = tba.bitmap_bytes(sums, layout)
+    spill = sums["entries"] - lab.SPILL_AT
+    spilled = spill > 0
+    if spilled.any():  # time-buckets-adaptive: one array container per spilled ledger
+        cards = spill[spilled]
+        totals["lab_spill_jvm"] += int(tbs.container_bytes(cards, cards, False, layout).sum())
     totals["bitmaps"] += len(bucket)
     for f in tba.CHUNK_FIELDS:
         totals[f] += int(sums[f].sum())
@@ -437,7 +486,7 @@ def finish_partials(
     starts = np.flatnonzero(np.r_[True, (b[1:] != b[:-1]) | (led[1:] != led[:-1])])
     summed = {k: np.add.reduceat(v[order], starts) for k, v in sums.items()}
     add_bitmaps(totals, b[starts], led[starts], summed, layout)
-    keys, counts = count_by_key(b[starts], np.ones(len(starts), dtype=np.int64))
+    keys, counts = count_by_key(b[starts], lab.group_values(summed["entries"]))
     return ReducerOutput(totals, keys, counts, empty, empty, {})
 
 
@@ -459,18 +508,21 @@ def combine(outputs: list[ReducerOutput]) -> tuple[dict[str, int], np.ndarray, n
     return totals, keys, counts
 
 
-def aggregates(totals: dict[str, int], ledgers_per_bucket: np.ndarray) -> tba.IndexAggregates:
+def aggregates(totals: dict[str, int], values_per_key: np.ndarray) -> tba.IndexAggregates:
     """:class:`~trackerlab.models.time_buckets.aggregates.IndexAggregates` from combined
-    totals and every bucket's ledger count."""
-    k, count = np.unique(ledgers_per_bucket, return_counts=True)
+    totals and every key's summed value (a bucket's packed counts, a stream's bytes)."""
+    k, count = np.unique(values_per_key, return_counts=True)
     return histogram_aggregates(totals, k, count)
 
 
 def histogram_aggregates(
-    totals: dict[str, int], ledger_counts: np.ndarray, bucket_counts: np.ndarray
+    totals: dict[str, int], key_values: np.ndarray, key_counts: np.ndarray
 ) -> tba.IndexAggregates:
     """:class:`~trackerlab.models.time_buckets.aggregates.IndexAggregates` from totals and the
-    histogram "``bucket_counts[i]`` buckets hold ``ledger_counts[i]`` ledgers"."""
+    histogram "``key_counts[i]`` keys summed to ``key_values[i]``" (what the Spark engine
+    collects), split by :func:`~trackerlab.models.time_buckets.lab_stats.split_histogram` into
+    the buckets' ledger histogram and the proposals' histograms."""
+    ledger_counts, bucket_counts, lab_hist = lab.split_histogram(key_values, key_counts)
     return tba.IndexAggregates(
         bitmaps=totals["bitmaps"],
         bitmap_bytes={
@@ -480,6 +532,7 @@ def histogram_aggregates(
         bucket_counts=np.asarray(bucket_counts, dtype=np.int64),
         bucket_range=(totals["bucket_min"], totals["bucket_max"]),
         ledger_range=(totals["ledger_min"], totals["ledger_max"]),
+        lab=lab_hist,
     )
 
 
