@@ -23,7 +23,7 @@ def test_supports():
 def test_reachable_buckets():
     """Tick 1000 ms: 512-ms buckets; delays up to the tick are not tracked."""
     assert reachable_buckets(DelaySpec.parse("fixed:1h"), 1000) == 1
-    assert reachable_buckets(DelaySpec.parse("fixed:500"), 1000) == 0  # due within the tick
+    assert reachable_buckets(DelaySpec.parse("fixed:500ms"), 1000) == 0  # due within the tick
     # uniform 0..3,599,999 cut to 1,001..3,599,999: w = 3,598,998 ms -> (w - 1) // 512 + 2
     assert reachable_buckets(DelaySpec.parse("uniform:0:1h"), 1000) == 3_598_997 // 512 + 2
     two = DelaySpec.parse("mix:0.8*uniform:0:60s+0.2*uniform:1d:30d")
