@@ -77,6 +77,9 @@ def test_each_release_marks_its_own_designs(version, delayed, nack, pending, lab
     heap = next(r for r in p.rows if r.design == "triple-heap")
     buckets = next(r for r in p.rows if r.design == "time-buckets")
     assert heap.steady_bytes > 0 and buckets.steady_bytes > 0  # every design is still listed
+    proposals = {n for n in CATALOG.names() if CATALOG[n].proposal}  # sized by design_lab
+    assert proposals >= {"time-buckets-flat", "time-buckets-hier"}
+    assert proposals.isdisjoint(r.design for r in p.rows)
 
 
 _WHY_VALUES = {

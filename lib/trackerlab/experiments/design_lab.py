@@ -510,7 +510,10 @@ def plot_worst_case(worst: pd.DataFrame):
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     y = np.arange(len(worst))
-    ax.barh(y, worst.worst_bytes_per_entry, color=["C0" if p else "C7" for p in worst.proposal])
+    colours = ["C0" if p else "C7" for p in worst.proposal]
+    # a dot plot: bars have no zero on a log axis
+    ax.hlines(y, worst.median_bytes_per_entry, worst.worst_bytes_per_entry, color=colours, lw=2)
+    ax.scatter(worst.worst_bytes_per_entry, y, color=colours, zorder=3, label="worst cell")
     ax.scatter(worst.median_bytes_per_entry, y, color="black", marker="|", s=200, label="median")
     ax.axvline(HEAP_BYTES_PER_ENTRY, color="C3", ls="--", label="heap: 24 B/entry")
     ax.set_xscale("log")
@@ -519,7 +522,8 @@ def plot_worst_case(worst: pd.DataFrame):
     ax.set_xlabel("JVM bytes per entry, worst cell of the matrix (log)")
     ax.set_title("The figure to remember: worst case over the matrix (blue: proposals)")
     ax.legend(loc="lower right")
-    ax.grid(True, axis="x", which="both", alpha=0.25)
+    ax.grid(True, axis="x", which="major", alpha=0.25)
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
     fig.tight_layout()
     return fig
 
@@ -541,6 +545,8 @@ def plot_vs_floor(frame: pd.DataFrame, designs: Sequence[str] = PROPOSALS):
     ax.axvline(FLOOR_APPLIES_ABOVE, color="grey", lw=0.8)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):  # labels on decades only: minor labels collide
+        axis.set_minor_formatter(plt.NullFormatter())
     ax.set_xlabel("entropy floor log2 C(u, n) / n (bytes per entry, log)")
     ax.set_ylabel("JVM bytes per entry (log)")
     ax.grid(True, which="both", alpha=0.25)

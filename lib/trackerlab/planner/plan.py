@@ -172,6 +172,13 @@ def _counts(
 # --------------------------------------------------------------------------- trackers
 
 
+def planned_designs(tracker) -> tuple[str, ...]:
+    """The designs of ``tracker`` a plan sizes: every count-sized one except the design lab's
+    proposals, whose counts need per-bucket statistics (``models/time_buckets/lab_stats``) that
+    closed forms do not give; the ``design_lab`` report sizes those."""
+    return tuple(n for n in CATALOG.names("from_counts", tracker) if not CATALOG[n].proposal)
+
+
 def _multipliers(w: PlanWorkload, per_consumer: bool) -> tuple[int, int, int]:
     """Units per subscription, per topic and per broker."""
     v = w.values
@@ -192,7 +199,7 @@ def delayed_rows(
     counts, t = _counts(stream, exact, seed, master)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
     rows = []
-    for name in CATALOG.names("from_counts", DELAYED):
+    for name in planned_designs(DELAYED):
         design = CATALOG[name]
         size = design.from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
         total = _bytes(size)
@@ -212,7 +219,6 @@ def delayed_rows(
                 per_subscription=total * per_sub,
                 per_topic=total * per_topic,
                 per_broker=total * per_broker,
-                note="proposal" if design.proposal else "",
             )
         )
     return rows, t
@@ -227,7 +233,7 @@ def nack_rows(
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
     delay_ms = delay_forms.mean(stream.delay)
     rows = []
-    for name in CATALOG.names("from_counts", NACK):
+    for name in planned_designs(NACK):
         design = CATALOG[name]
         late = precision.late_ms(name, delay_ms)
         steady_counts, peak_counts = counts, counts
@@ -253,7 +259,6 @@ def nack_rows(
                 per_subscription=_bytes(peak) * per_sub,
                 per_topic=_bytes(peak) * per_topic,
                 per_broker=None,
-                note="proposal" if design.proposal else "",
             )
         )
     return rows, t

@@ -53,7 +53,7 @@ RULES: tuple[tuple[str, Range], ...] = (
     (r"rates?_per_s$|^rates$|_rates$", Range(float, 1e-6, 1e9)),
     (r"fractions?$", Range(float, 0, 1, lo_open=True)),
     (r"entries_per_ledger$", Range(int, 1, (1 << 31) - 1)),
-    (r"batch_size$", Range(int, 1, 1_000_000)),
+    (r"batch_sizes?$", Range(int, 1, 1_000_000)),
     (r"subscriptions$", Range(int, 1, 10_000)),
     (r"consumers$", Range(int, 1, 100_000)),
     (r"topics$", Range(int, 1, 10_000_000)),
