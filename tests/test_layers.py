@@ -51,6 +51,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trackerlab.durable",
             "trackerlab.safe_yaml",
             "trackerlab.budget",
+            "trackerlab.interrupts",
         ),
     ),
 )

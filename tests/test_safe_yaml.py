@@ -27,6 +27,8 @@ def test_ordinary_documents_and_a_few_aliases_load():
             "a: &a [" + ",".join(["1"] * 20000) + "]\nb: [*a,*a,*a,*a,*a,*a]\n",
             r"f:2: refused: more than 100,000 values once aliases are expanded",
         ),
+        ("&a [*a]", r"f:1: refused: alias \*a inside its own anchor \(a recursive value\)"),
+        ("x: &a {y: [1, *a]}", r"f:1: refused: alias \*a inside its own anchor"),
         ("a: [1\n", r"f:2: not valid YAML"),
         ("#" * (safe_yaml.MAX_BYTES + 1), r"f: larger than 1024 KiB; refused"),
     ],

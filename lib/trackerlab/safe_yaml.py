@@ -5,7 +5,8 @@ once per nesting level, so a 1 kB "billion laughs" file (anchors of anchors) or 
 thousand ``[`` exhaust memory or the stack. :class:`BoundedLoader` is a ``SafeLoader`` that
 refuses, before constructing anything:
 
-- more than :data:`MAX_ALIASES` aliases (``*name``) in a document;
+- more than :data:`MAX_ALIASES` aliases (``*name``) in a document, or an alias inside its
+  own anchor (``&a [*a]``: a value that contains itself);
 - nesting deeper than :data:`MAX_DEPTH` collections;
 - more than :data:`MAX_NODES` nodes once aliases are expanded (what a consumer iterating the
   data would visit);
@@ -17,6 +18,9 @@ naming the file and line. Core layer: PyYAML only.
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -40,21 +44,34 @@ class BoundedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._aliases = 0
         self._depth = 0
+        self._open: set[str] = set()  # anchors whose value is being composed
 
     def compose_node(self, parent: Any, index: Any) -> yaml.Node:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
             if self._aliases > MAX_ALIASES:
-                mark = self.peek_event().start_mark
-                raise YamlLimit(problem=f"more than {MAX_ALIASES} aliases", problem_mark=mark)
+                raise YamlLimit(
+                    problem=f"more than {MAX_ALIASES} aliases", problem_mark=event.start_mark
+                )
+            if event.anchor in self._open:  # `&a [*a]`: a value that contains itself
+                raise YamlLimit(
+                    problem=f"alias *{event.anchor} inside its own anchor (a recursive value)",
+                    problem_mark=event.start_mark,
+                )
+        anchor = getattr(event, "anchor", None) if not isinstance(event, yaml.AliasEvent) else None
         self._depth += 1
+        if anchor is not None:
+            self._open.add(anchor)
         try:
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
-                raise YamlLimit(problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=mark)
+                raise YamlLimit(
+                    problem=f"nested deeper than {MAX_DEPTH} levels", problem_mark=event.start_mark
+                )
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+            self._open.discard(anchor)
 
     def get_single_node(self) -> yaml.Node | None:
         node = super().get_single_node()
@@ -92,6 +109,44 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     return []
+
+
+def read_user_file(path: str | Path, what: str, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a user's file, read at most ``limit`` bytes: UsageError (one line naming
+    ``what`` and the file) for a missing file, a folder, a device or pipe (``/dev/zero`` would
+    never end), a file over the limit, or an unreadable one. O(limit)."""
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise UsageError(f"{what}: file {path} not found") from None
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise UsageError(f"{what}: cannot read {path} ({reason})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise UsageError(f"{what}: {path} is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{what}: {path} is not a regular file (a device, pipe or socket)")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise UsageError(f"{what}: cannot read {path} ({reason})") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise UsageError(f"{what}: {path} is larger than {limit >> 10} KiB; refused")
+    return data
+
+
+def read_user_text(path: str | Path, what: str, limit: int = MAX_BYTES) -> str:
+    """:func:`read_user_file` decoded as UTF-8 (UsageError when it is not)."""
+    try:
+        return read_user_file(path, what, limit).decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what}: {path} is not UTF-8 text") from None
 
 
 def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> Any:

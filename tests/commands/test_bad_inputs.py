@@ -108,6 +108,11 @@ SIZE = ("size", "triple-heap")
         # item 9
         (("simulate", "delayed", "--designs", ""), ["--designs must not be empty"]),
         (("sweep", "--profile", "smoke", "--master", "local[0]"), ["local[N] needs N in 1..1024"]),
+        (("plan", "--rate", "1k/s", "--master", "local[2]"), ["--master: only --exact runs"]),
+        (
+            ("plan", "--rate", "1k/s", "--exact", "--master", "local[100000]"),
+            ["local[N] needs N in 1..1024"],
+        ),
         (
             ("sweep", "--profile", "smoke", "--out", "/etc/passwd/sw"),
             ["/etc/passwd", "not a folder"],
@@ -248,3 +253,38 @@ def test_the_pair_map_bound_counts_entries_not_messages(capsys, tmp_path):
         "nack-pair-map holds at most 177,167,408 entries" in line
         and "1,000,000,000 entries" in line
     )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("plan", "--workload", "/dev/zero"),
+        ("sweep", "--grid", "/dev/zero", "--dry-run"),
+        (*SIZE, "--delay", "empirical:/dev/zero"),
+    ],
+)
+def test_devices_are_refused_before_reading(capsys, args):
+    """/dev/zero never ends: a user file must be a regular file, read up to its bound."""
+    line = one_line(capsys, *args)
+    assert "/dev/zero is not a regular file (a device, pipe or socket)" in line
+
+
+def test_a_workload_file_over_the_bound_is_refused(capsys, tmp_path):
+    big = tmp_path / "w.yaml"
+    big.write_bytes(b"#" * ((1 << 20) + 1))
+    line = one_line(capsys, "plan", "--workload", str(big))
+    assert f"--workload: {big} is larger than 1024 KiB; refused" in line
+
+
+def test_a_grid_of_too_many_points_is_refused_before_listing_them(capsys, tmp_path):
+    axis = "[" + ", ".join(str(i) for i in range(1, 21)) + "]"
+    text = (
+        f"messages: 1000\nrate_per_ms: {axis}\ntick_ms: 1s\nbatch_size: {axis}\nreplicates: 1000\n"
+    )
+    line = one_line(capsys, "sweep", "--grid", _grid(tmp_path, text), "--dry-run")
+    assert "expands to 400,000 points; a grid holds at most 100,000" in line
+
+
+def test_a_recursive_alias_in_a_parameter_is_refused(capsys, tmp_path):
+    line = one_line(capsys, "report", "--only", "pending_acks", "-p", "seed=&a [*a]")
+    assert "alias *a inside its own anchor (a recursive value)" in line

@@ -90,3 +90,23 @@ def test_simulate_help_states_the_defaults_the_library_uses(cli):
     text = " ".join(cli("simulate", "receiver-queue", "-h").stdout.split())
     assert f"(default {FITTED_TICK_LATENCY_US:g}: the value fitted on N46-N51)" in text
     assert f"default {OPEN_PARAMETERS['one_way_us'][0]:g}, declared" in text
+
+
+def test_the_csv_is_replaced_only_when_the_run_has_finished(tmp_path, cli):
+    """A run checks --csv up front without touching it and replaces it atomically at the end,
+    so an interrupted or failed run keeps the user's earlier series; a device is refused."""
+    from trackerlab.commands.simulate import _check_csv
+
+    earlier = tmp_path / "series.csv"
+    earlier.write_text("earlier\n")
+    assert _check_csv(earlier) == earlier and earlier.read_text() == "earlier\n"
+    assert list(tmp_path.iterdir()) == [earlier]  # the probe file is gone
+    assert_one_line_error(
+        cli("simulate", "receiver-queue", "--rate", "1k/s", "--csv", "/dev/null"),
+        "--csv: /dev/null is not a regular file",
+    )
+    r = cli(
+        "simulate", "receiver-queue", "--rate", "1k/s", "--duration-s", "1", "--csv", str(earlier)
+    )
+    assert r.returncode == 0, r.stderr
+    assert earlier.read_text().startswith("t_s,total_size,")

@@ -173,7 +173,7 @@ def test_missing_grid_file_and_unknown_profile(tmp_path):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["sweep", "--grid", "no/such/grid.yaml"], ["grid file no/such/grid.yaml not found"]),
+        (["sweep", "--grid", "no/such/grid.yaml"], ["--grid: file no/such/grid.yaml not found"]),
         (["sweep", "--profile", "huge"], ["unknown sweep profile"]),
         (["sweep"], ["one of the arguments --grid --profile is required"]),
         (["bench", "sweep", "--messages", "lots"], ["--messages"]),

@@ -89,6 +89,13 @@ def run(args: argparse.Namespace) -> int:
         designs = tuple(d.strip() for d in args.designs.split(",") if d.strip())
         if not designs:
             raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
+    if args.master is not None:
+        if not args.exact:
+            raise UsageError("--master: only --exact runs on Spark; add --exact or drop --master")
+        if args.master.strip().startswith("local"):
+            from trackerlab.spark.session import check_master
+
+            check_master(args.master)
     if args.exact:
         from trackerlab.budget import check as check_budget
 

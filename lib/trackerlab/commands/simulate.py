@@ -241,7 +241,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         receiver_queue_estimate(rate, cfg.duration_s, cfg.partitions, cfg.sample_ms),
         args.allow_large,
     )
-    out = _open_csv(args.csv) if args.csv else None  # after validation: no truncated file
+    out = _check_csv(args.csv) if args.csv else None  # after validation
     result = simulate(cfg)
     summary = result.summary()
     width = max(len(k) for k in summary)
@@ -249,9 +249,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     for key, value in summary.items():
         print(f"{key:<{width}}  {value}")
     if out is not None:
-        with out:
-            result.frame().to_csv(out, index=False)
-        print(f"time series: {args.csv}", file=sys.stderr)
+        _write_csv(out, result.frame())
     return 0
 
 
@@ -291,15 +289,37 @@ _FLAGS = {
 }
 
 
-def _open_csv(path: Path):
-    """Open the CSV before simulating, so an unwritable path fails fast."""
+def _check_csv(path: Path) -> Path:
+    """Check before simulating that ``--csv`` can be written (its folder made, a probe file
+    created there and removed), without touching an existing file: the series replaces it
+    atomically at the end (:func:`_write_csv`), so an interrupted run keeps the old one."""
+    from trackerlab.durable import tmp_name
     from trackerlab.errors import UsageError
 
     try:
+        if path.is_dir():
+            raise UsageError(f"--csv: {path} is a folder, not a file")
+        if path.exists() and not path.is_file():  # a device: never replace it
+            raise UsageError(f"--csv: {path} is not a regular file (a device, pipe or socket)")
         path.parent.mkdir(parents=True, exist_ok=True)
-        return path.open("w", newline="")
+        probe = tmp_name(path)
+        probe.touch()
+        probe.unlink()
     except OSError as exc:
         raise UsageError(f"--csv: cannot write {path}: {exc.strerror}") from None
+    return path
+
+
+def _write_csv(path: Path, frame) -> None:
+    """Write the series durably and atomically (trackerlab.durable); one line if it fails."""
+    from trackerlab.durable import atomic_write_bytes
+    from trackerlab.errors import UsageError
+
+    try:
+        atomic_write_bytes(path, frame.to_csv(index=False).encode())
+    except OSError as exc:
+        raise UsageError(f"--csv: cannot write {path}: {exc.strerror}") from None
+    print(f"time series: {path}", file=sys.stderr)
 
 
 def _profile_options(name: str) -> dict[str, object]:
@@ -357,12 +377,10 @@ def run_delayed(args: argparse.Namespace) -> int:
     release, version_options = scenario_options(args.pulsar_version, options)
     scenario = DelayedScenario.from_options(**version_options)
     check_budget(delayed_estimate(scenario.rate_per_s, scenario.days), args.allow_large)
-    out = _open_csv(args.csv) if args.csv else None
+    out = _check_csv(args.csv) if args.csv else None
     result = simulate(scenario)
     print(result.format_summary())
     print(version_block(release, scenario))
     if out is not None:
-        with out:
-            result.series().to_csv(out, index=False)
-        print(f"time series: {args.csv}", file=sys.stderr)
+        _write_csv(out, result.series())
     return 0

@@ -56,6 +56,10 @@ def _run(args: argparse.Namespace) -> int:
     for flag in ("grid", "profile", "out", "master"):
         if getattr(args, flag) is not None:  # '' is a mistake, never "the default"
             check_text(f"--{flag}", getattr(args, flag))
+    if args.master is not None and args.master.strip().startswith("local"):
+        from trackerlab.spark.session import check_master
+
+        check_master(args.master)  # even when every point is done already
     grid = load_grid(args.grid) if args.grid is not None else load_profile(args.profile)
     out = args.out or str(data_dir() / "sweeps" / grid.name)
     if args.dry_run:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
+import logging
 import os
 import shutil
 import subprocess
@@ -43,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from trackerlab.interrupts import sigint_held
 from trackerlab.javacheck import java_executable, require_java
 from trackerlab.log4j import quiet_log4j2
 from trackerlab.paths import cache_dir
@@ -228,7 +230,7 @@ class JvmProbe:
         suffix = "-uncompressed" if uncompressed_oops else ""
         log = probe_jar().parent / f"jvm-{os.getpid()}{suffix}.log"
         t0 = time.perf_counter()
-        with open(log, "wb") as out:
+        with sigint_held() as interrupted, open(log, "wb") as out:
             try:
                 gateway = launch_gateway(conf, popen_kwargs={"stdout": out, "stderr": out})
             except Exception as exc:
@@ -236,6 +238,10 @@ class JvmProbe:
                 raise ProbeUnavailable(
                     f"the probe JVM did not start: {tail[0]} (full log: {log})"
                 ) from exc
+            if interrupted():  # Ctrl-C while it started: stop it, then interrupt
+                _stop_gateway(gateway)
+                raise KeyboardInterrupt
+        _python_messages_to(log)
         try:
             probe = cls(gateway.jvm, gateway, time.perf_counter() - t0, log)
         except ProbeUnavailable:
@@ -289,6 +295,14 @@ class JvmProbe:
         return self.builders.seq(start, count, step)
 
 
+def _python_messages_to(log: Path) -> None:
+    """py4j logs a Ctrl-C inside a call (``logging.exception`` on the root logger), which with
+    no handler prints a traceback on the terminal: send those records to the JVM's log."""
+    root = logging.getLogger()
+    if not root.handlers:
+        root.addHandler(logging.FileHandler(log))
+
+
 def _stop_gateway(gateway: Any) -> None:
     proc = getattr(gateway, "proc", None)
     with contextlib.suppress(Exception):  # the JVM may already be gone
@@ -298,7 +312,7 @@ def _stop_gateway(gateway: Any) -> None:
             proc.stdin.close()
         try:
             proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):  # a second Ctrl-C: no waiting
             proc.kill()
 
 

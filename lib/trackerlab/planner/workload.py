@@ -282,16 +282,11 @@ class PlanWorkload:
     @classmethod
     def from_file(cls, path: str | Path, overrides: Mapping[str, object] = ()) -> PlanWorkload:
         """A ``--workload`` YAML file (keys of :data:`FIELDS`), flags overriding its values."""
+        from trackerlab.safe_yaml import read_user_text
         from trackerlab.spark.grid import load_yaml
 
         path = Path(path)
-        try:
-            text = path.read_text()
-        except FileNotFoundError:
-            raise UsageError(f"--workload: file {path} not found") from None
-        except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--workload: {path} cannot be read ({exc})") from None
-        raw = load_yaml(text, str(path))
+        raw = load_yaml(read_user_text(path, "--workload"), str(path))
         if not isinstance(raw, dict):
             raise UsageError(f"{path}: a workload file maps keys to values (rate: 20k/s, ...)")
         merged = {str(k).replace("-", "_"): v for k, v in raw.items()}

@@ -56,7 +56,6 @@ import yaml
 
 from trackerlab import safe_yaml
 from trackerlab.catalog import CATALOG
-from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_bucket_runs import BucketRun
 from trackerlab.models.design import DELAYED, NACK
@@ -393,6 +392,11 @@ def _settings(where: _Where, mapping: Mapping) -> dict[str, Any]:
     return settings
 
 
+#: Points a grid may expand to: listing them is per-point Python work (a 20 x 20 x 10 x 10 x 10
+#: grid with 1,000 replicates would be 4e8), and a sweep writes one file per point.
+MAX_POINTS = 100_000
+
+
 def _expand_block(
     where: _Where, block: Mapping, axes: dict[str, list], name: str
 ) -> Iterator[dict[str, Any]]:
@@ -408,6 +412,13 @@ def _expand_block(
         if not any(a in axes for a in alternatives):
             raise UsageError(f"{where.name}: block {name!r} needs {' or '.join(alternatives)}")
     keys = [k for k in WORKLOAD_AXES if k in axes]
+    count = math.prod(len(axes[k]) for k in keys if k != "replicates")
+    count *= sum(axes["replicates"]) if "replicates" in axes else 1
+    if count > MAX_POINTS:
+        raise UsageError(
+            f"{where.name}: block {name!r} expands to {count:,} points; a grid holds at most "
+            f"{MAX_POINTS:,} (fewer axis values or replicates)"
+        )
     for combo in itertools.product(*(axes[k] for k in keys)):
         point = dict(zip(keys, combo, strict=True))
         if "rate_per_s" in point:
@@ -541,19 +552,7 @@ def load_grid(path: str | Path) -> Grid:
     if not str(path).strip():
         raise UsageError("--grid must name a grid file, got ''")
     path = Path(path)
-    try:
-        if path.is_dir():
-            raise UsageError(f"grid file {path} is a folder")
-        if path.stat().st_size > safe_yaml.MAX_BYTES:
-            raise UsageError(f"grid file {path} is larger than {safe_yaml.MAX_BYTES >> 10} KiB")
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"grid file {path} not found") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"grid file {path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UsageError(f"grid file {path} cannot be read ({os_error_text(exc)})") from None
-    raw = load_yaml(text, str(path))
+    raw = load_yaml(safe_yaml.read_user_text(path, "--grid"), str(path))
     return parse_grid(raw, path.stem, str(path), path.parent.resolve())
 
 

@@ -31,18 +31,16 @@ import contextlib
 import logging
 import os
 import re
-import signal
 import socket
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from trackerlab.errors import UsageError
+from trackerlab.interrupts import sigint_held
 from trackerlab.log4j import file_log4j2
 from trackerlab.paths import cache_dir
 
@@ -237,24 +235,6 @@ def _quiet_accumulator_server(spark: SparkSession, log: Path) -> None:
     server.handle_error = handle_error
 
 
-@contextlib.contextmanager
-def _sigint_held() -> Iterator[Callable[[], bool]]:
-    """Hold Ctrl-C while the JVM starts (an interrupt inside pyspark's launcher leaves an
-    orphan JVM that prints a Java stack); yields a function telling whether one came."""
-    if threading.current_thread() is not threading.main_thread():
-        yield lambda: False
-        return
-    came: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
-    try:
-        yield lambda: bool(came)
-    finally:
-        # also drops the handler SparkContext installs (it calls the JVM from inside the
-        # signal handler, which breaks a py4j call in progress): Ctrl-C raises
-        # KeyboardInterrupt and the sweep cancels its own jobs
-        signal.signal(signal.SIGINT, previous)
-
-
 def _start(conf, log: Path) -> SparkSession:
     """The session: an existing context (spark-submit, a notebook's), or a new driver JVM
     whose stdout and stderr go to ``log``."""
@@ -264,7 +244,7 @@ def _start(conf, log: Path) -> SparkSession:
 
     if SparkContext._active_spark_context is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
         return SparkSession.builder.config(conf=conf).getOrCreate()
-    with _sigint_held() as interrupted, open(log, "ab") as out:
+    with sigint_held() as interrupted, open(log, "ab") as out:
         gateway = launch_gateway(conf, popen_kwargs={"stdout": out, "stderr": out})
         context = None
         try:

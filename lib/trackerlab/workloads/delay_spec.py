@@ -21,6 +21,7 @@ import numpy as np
 
 from trackerlab.errors import UsageError
 from trackerlab.params import check_float, check_positive
+from trackerlab.safe_yaml import read_user_file
 from trackerlab.workloads.units import MAX_DURATION_MS, parse_duration_ms
 
 #: The largest ``empirical:FILE`` a spec reads (values are kept in memory).
@@ -158,17 +159,7 @@ class DelaySpec:
 def _read_delay_file(path: Path, bad: str) -> tuple[list[float], str]:
     """The delays of a one-column CSV/text file and the SHA-256 of the bytes read (read once,
     so the digest is that of the values used). UsageError for anything else."""
-    try:
-        if path.is_dir():
-            raise UsageError(f"{bad}: {path} is a folder, not a file")
-        if path.stat().st_size > MAX_DELAY_FILE_BYTES:
-            raise UsageError(f"{bad}: {path} is larger than {MAX_DELAY_FILE_BYTES >> 20} MiB")
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{bad}: file {path} not found") from None
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise UsageError(f"{bad}: cannot read {path} ({reason.lower()})") from None
+    data = read_user_file(path, bad, MAX_DELAY_FILE_BYTES)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # an empty file: reported just below

@@ -1,0 +1,34 @@
+"""Ctrl-C held while a JVM starts: pyspark's ``launch_gateway`` interrupted half-way leaves a
+JVM that nobody owns (it ignores SIGINT, as pyspark starts it) and prints a Java stack.
+
+``with sigint_held() as interrupted:`` records a SIGINT instead of raising it; the caller
+finishes or undoes the start, then raises ``KeyboardInterrupt`` if ``interrupted()``. Used by
+the Spark session (:mod:`trackerlab.spark.session`) and the jvm-check probe
+(:mod:`trackerlab.jvmcheck.probe`). Core layer: the standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+__all__ = ["sigint_held"]
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[Callable[[], bool]]:
+    """Hold Ctrl-C for the block; yield a function telling whether one came. Outside the main
+    thread (where Python delivers no signal) it holds nothing. O(1)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield lambda: bool(came)
+    finally:
+        # also drops a handler installed inside the block (SparkContext's calls the JVM from
+        # the signal handler, which breaks a py4j call in progress)
+        signal.signal(signal.SIGINT, previous)
