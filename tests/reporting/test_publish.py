@@ -18,13 +18,13 @@ def _tree(folder):
 def test_staged_publishes_whole_folder_at_once(tmp_path):
     out = tmp_path / "reports"
     out.mkdir()
-    (out / "old.html").write_text("old")
+    (out / "old.html").write_text("old trackerlab report")  # a report of a run before the lists
     (out / "keep.html").write_text("keep")
     with publish.staged(out) as stage:
         assert _tree(stage) == _tree(out)  # seeded with a copy
         (stage / "old.html").write_text("new")
         (stage / "added.html").write_text("added")
-        assert (out / "old.html").read_text() == "old"  # nothing visible before the swap
+        assert (out / "old.html").read_text() == "old trackerlab report"  # not before the swap
     assert _tree(out) == {"old.html": b"new", "keep.html": b"keep", "added.html": b"added"}
     assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
 
@@ -53,10 +53,10 @@ def test_exchange_fallback_without_renameat2(tmp_path, monkeypatch):
     monkeypatch.setattr(publish, "_renameat2_exchange", lambda a, b: False)
     out = tmp_path / "reports"
     out.mkdir()
-    (out / "a").write_text("old")
+    (out / "a.html").write_text("old trackerlab report")
     with publish.staged(out) as stage:
-        (stage / "a").write_text("new")
-    assert (out / "a").read_text() == "new"
+        (stage / "a.html").write_text("new")
+    assert (out / "a.html").read_text() == "new"
 
 
 def test_renameat2_really_exchanges(tmp_path):
@@ -94,7 +94,7 @@ def test_files_others_add_edit_or_remove_during_a_run_are_respected(tmp_path):
     --out while the report rendered was gone afterwards."""
     out = tmp_path / "reports"
     out.mkdir()
-    (out / "report.html").write_text("old report")
+    (out / "report.html").write_text("old trackerlab report")
     (out / "edited.txt").write_text("v1")
     (out / "removed.txt").write_text("bye")
     logs: list[str] = []
@@ -156,3 +156,21 @@ def test_empty_or_unsafe_out_is_refused(tmp_path, monkeypatch, bad):
     with pytest.raises(UsageError, match=r"holding a \.git repository"):
         publish.check_out(tmp_path / "proj")
     assert publish.check_out(tmp_path / "reports") == tmp_path / "reports"
+
+
+def test_a_users_file_under_a_report_name_is_never_replaced(tmp_path):
+    """A folder without trackerlab's list whose ``index.html`` is the user's own: the run
+    refuses to publish over it, in one line, and changes nothing."""
+    out = tmp_path / "reports"
+    out.mkdir()
+    (out / "index.html").write_text("USER INDEX")
+    (out / "notes.txt").write_text("mine")
+    with (
+        pytest.raises(
+            UsageError, match=r"would replace 1 files trackerlab did not write \(index.html\)"
+        ),
+        publish.staged(out) as stage,
+    ):
+        (stage / "index.html").write_text("<html>trackerlab</html>")
+    assert (out / "index.html").read_text() == "USER INDEX"
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "notes.txt"]

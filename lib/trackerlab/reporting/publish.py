@@ -137,6 +137,14 @@ def staged(out: Path, log: Callable[[str], None] | None = None) -> Iterator[Path
             before = _snapshot(stage)
             yield stage
             written, current = _take_in_changes(out, stage, seed, before, owned)
+            clobbered = sorted(rel for rel in written if rel in seed and rel not in owned)
+            if clobbered:
+                listed = ", ".join(clobbered[:5]) + (", ..." if len(clobbered) > 5 else "")
+                raise UsageError(
+                    f"--out {out}: the report would replace {len(clobbered)} files trackerlab "
+                    f"did not write ({listed}); move them or choose another --out (nothing "
+                    "was changed)"
+                )
             kept = _record_owned(stage, owned | written)
             _swap_into_place(stage, out)
             _take_in_late_files(stage, out, current)
@@ -165,7 +173,22 @@ def _owned(out: Path, files: dict[str, Signature]) -> set[str]:
         listed = json.loads((out / OWNED_LIST).read_text())["files"]
         return {f for f in listed if isinstance(f, str)}
     except (OSError, ValueError, KeyError, TypeError):
-        return {rel for rel in files if any(Path(rel).match(p) for p in _LEGACY_OWNED)}
+        return {
+            rel
+            for rel in files
+            if any(Path(rel).match(p) for p in _LEGACY_OWNED) and _mentions_trackerlab(out / rel)
+        }
+
+
+def _mentions_trackerlab(path: Path) -> bool:
+    """A file of a folder written before the owned lists counts as trackerlab's only if it
+    says so (every report, notebook, index and metadata file names trackerlab in its first
+    MiB); a user's own ``index.html`` there is kept, not replaced."""
+    try:
+        with open(path, "rb") as f:
+            return b"trackerlab" in f.read(1 << 20)
+    except OSError:
+        return False
 
 
 def _take_in_changes(
