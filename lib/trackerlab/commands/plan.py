@@ -69,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from trackerlab.errors import UsageError
+    from trackerlab.params import MAX_SEED
     from trackerlab.planner.plan import plan
     from trackerlab.planner.report import as_csv, as_json, table
     from trackerlab.planner.workload import PlanWorkload
@@ -83,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if budget is not None and budget <= 0:
         raise UsageError(f"--budget must be above 0, got {args.budget!r}")
     max_early = parse_duration_ms(args.max_early, "--max-early") if args.max_early else None
-    seed = parse_count(args.seed, "--seed", 0, 2**63 - 1)
+    seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
     designs = None
     if args.designs is not None:
         designs = tuple(d.strip() for d in args.designs.split(",") if d.strip())

@@ -148,10 +148,12 @@ def parse_count(text: object, name: str, lo: int = 0, hi: int | None = None) -> 
     value = str(text).strip().replace("_", "")
     match = re.fullmatch(_NUMBER + r"\s*([kKMG]?)", value)
     number = float(match.group(1)) * PREFIXES[match.group(2)] if match else math.nan
+    bound = f"in {lo:,}..{hi:,}" if hi is not None else f">= {lo:,}"
     if not (math.isfinite(number) and number.is_integer()):
-        raise UsageError(f"{name} must be a whole number (e.g. 50000, 1e8, 50k), got {text!r}")
+        raise UsageError(
+            f"{name} must be a whole number {bound} (e.g. 50000, 1e8, 50k), got {text!r}"
+        )
     count = int(number)
     if count < lo or (hi is not None and count > hi):
-        bound = f"in {lo:,}..{hi:,}" if hi is not None else f">= {lo:,}"
         raise UsageError(f"{name} must be {bound}, got {count:,}")
     return count
