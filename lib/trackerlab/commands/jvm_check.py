@@ -76,13 +76,14 @@ def run(args: argparse.Namespace) -> int:
 def _check(cases, how: str, uncompressed_oops: bool) -> int:
     from trackerlab.javacheck import JavaMissing
     from trackerlab.jvmcheck.cases import TOLERANCE, run_cases
-    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
+    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe, python_messages_to_log
 
     try:
         probe = get_probe(uncompressed_oops)
     except (JavaMissing, ProbeUnavailable) as exc:
         print(f"trackerlab: jvm-check: {exc}", file=sys.stderr)
         return 1
+    python_messages_to_log(probe)
     method = {
         "exact": "exact deep size (Instrumentation agent)",
         "estimator": "Spark SizeEstimator",

@@ -241,7 +241,6 @@ class JvmProbe:
             if interrupted():  # Ctrl-C while it started: stop it, then interrupt
                 _stop_gateway(gateway)
                 raise KeyboardInterrupt
-        _python_messages_to(log)
         try:
             probe = cls(gateway.jvm, gateway, time.perf_counter() - t0, log)
         except ProbeUnavailable:
@@ -295,12 +294,14 @@ class JvmProbe:
         return self.builders.seq(start, count, step)
 
 
-def _python_messages_to(log: Path) -> None:
-    """py4j logs a Ctrl-C inside a call (``logging.exception`` on the root logger), which with
-    no handler prints a traceback on the terminal: send those records to the JVM's log."""
+def python_messages_to_log(probe: JvmProbe) -> None:
+    """For a command line run: py4j logs a Ctrl-C inside a call (``logging.exception`` on the
+    root logger), which with no handler prints a traceback on the terminal; send the root
+    logger's records to the probe's log instead (not done for library users, whose own
+    logging this would take over)."""
     root = logging.getLogger()
-    if not root.handlers:
-        root.addHandler(logging.FileHandler(log))
+    if not root.handlers and probe.log is not None:
+        root.addHandler(logging.FileHandler(probe.log))
 
 
 def _stop_gateway(gateway: Any) -> None:
