@@ -16,12 +16,13 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURE_NOTEBOOKS, file_tree, run_cli, run_cli_until
+from tests.conftest import FIXTURE_NOTEBOOKS, REPO, file_tree, run_cli, run_cli_until
 from tests.spark.cluster import children
 from tests.spark.results import assert_same_results
 from trackerlab.reporting.publish import OWNED_LIST
@@ -122,3 +123,33 @@ def test_report_killed_mid_notebook_keeps_reports_and_the_next_run_cleans_up(tmp
         meta = json.loads((folder / "ok.json").read_text())
         assert meta["headlines"][0]["value"] == "14.0"
     assert "notes.txt" not in json.loads((out / OWNED_LIST).read_text())["files"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_the_jvm_check_probe_starts_leaves_no_jvm():
+    """Before the fix, Ctrl-C inside pyspark's launch_gateway left the probe JVM running
+    (it ignores SIGINT) with init as its parent. Now the start finishes, the JVM is stopped,
+    and the run ends with one line and exit code 130."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trackerlab", "jvm-check", "--only", "roaring-1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+    )
+    jvms: list[int] = []
+    deadline = time.monotonic() + 120
+    while not jvms and proc.poll() is None and time.monotonic() < deadline:
+        jvms = [
+            pid
+            for pid in children(proc.pid)
+            if b"SparkSubmit" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        time.sleep(0.02)
+    assert jvms, "the probe JVM never started"
+    os.kill(proc.pid, signal.SIGINT)  # while the gateway starts
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["trackerlab: interrupted"]
+    time.sleep(2)
+    assert [pid for pid in jvms if Path(f"/proc/{pid}").exists()] == []
