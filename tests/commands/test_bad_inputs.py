@@ -108,6 +108,11 @@ SIZE = ("size", "triple-heap")
         # item 9
         (("simulate", "delayed", "--designs", ""), ["--designs must not be empty"]),
         (("sweep", "--profile", "smoke", "--master", "local[0]"), ["local[N] needs N in 1..1024"]),
+        (
+            ("sweep", "--profile", "smoke", "--dry-run", "--out", str(REPO / "README.md")),
+            ["README.md exists and is not a folder"],
+        ),
+        (("reproduce", "--only", ",,,"), ["--only must name published ids", "',,,'"]),
         (("plan", "--rate", "1k/s", "--master", "local[2]"), ["--master: only --exact runs"]),
         (
             ("plan", "--rate", "1k/s", "--exact", "--master", "local[100000]"),

@@ -23,8 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from trackerlab.errors import UsageError
     from trackerlab.experiments.reproduce.registry import format_results, reproduce
 
-    ids = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    ids = None
+    if args.only is not None:
+        ids = [s.strip() for s in args.only.split(",") if s.strip()]
+        if not ids:  # '' or ',,,' is a mistake, never "all of them"
+            raise UsageError(f"--only must name published ids (e.g. N08,N14), got {args.only!r}")
     print(format_results(reproduce(ids), args.format))
     return 0

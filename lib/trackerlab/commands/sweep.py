@@ -65,6 +65,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from trackerlab.spark.sweep import estimate_sweep
 
+        SweepStore(out).check_writable()  # what the run would refuse, the dry run refuses
         done = SweepStore(out).completed(p.key for p in grid.points)
         for p in grid.points:
             state = "done" if p.key in done else "todo"
