@@ -48,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from trackerlab.errors import UsageError
     from trackerlab.params import check_text
     from trackerlab.paths import data_dir
     from trackerlab.spark.grid import load_grid, load_profile
@@ -65,7 +68,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from trackerlab.spark.sweep import estimate_sweep
 
-        SweepStore(out).check_writable()  # what the run would refuse, the dry run refuses
+        if Path(out).exists() and not Path(out).is_dir():  # a dry run only reads the folder
+            raise UsageError(f"--out {out} exists and is not a folder")
         done = SweepStore(out).completed(p.key for p in grid.points)
         for p in grid.points:
             state = "done" if p.key in done else "todo"
