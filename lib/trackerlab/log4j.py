@@ -6,10 +6,12 @@
   prints its own progress and, on failure, one line naming that file.
 
 The files are written once to the cache folder (:func:`trackerlab.paths.cache_dir`).
+:func:`py4j_messages_to` sends the Python side's messages (py4j's) to a log file as well.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -70,3 +72,14 @@ def quiet_log4j2() -> Path:
 def file_log4j2() -> Path:
     """The session-log configuration's path (see the module docstring)."""
     return _written("log4j2-trackerlab-file.properties", _LOG4J2_FILE)
+
+
+def py4j_messages_to(path: Path) -> None:
+    """py4j logs through the root logger (``logging.exception``, e.g. a Ctrl-C inside a call),
+    which without a handler prints a traceback on the terminal: when the root logger has no
+    handler, send its records to ``path``. O(1)."""
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.FileHandler(path)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)

@@ -76,14 +76,16 @@ def run(args: argparse.Namespace) -> int:
 def _check(cases, how: str, uncompressed_oops: bool) -> int:
     from trackerlab.javacheck import JavaMissing
     from trackerlab.jvmcheck.cases import TOLERANCE, run_cases
-    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe, python_messages_to_log
+    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
+    from trackerlab.log4j import py4j_messages_to
 
     try:
         probe = get_probe(uncompressed_oops)
     except (JavaMissing, ProbeUnavailable) as exc:
         print(f"trackerlab: jvm-check: {exc}", file=sys.stderr)
         return 1
-    python_messages_to_log(probe)
+    if probe.log is not None:  # the command line's run only: a library user keeps its logging
+        py4j_messages_to(probe.log)
     method = {
         "exact": "exact deep size (Instrumentation agent)",
         "estimator": "Spark SizeEstimator",

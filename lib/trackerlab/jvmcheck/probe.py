@@ -30,7 +30,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
-import logging
 import os
 import shutil
 import subprocess
@@ -292,16 +291,6 @@ class JvmProbe:
     def seq(self, start: int, count: int, step: int = 1) -> Any:
         """A Java ``long[]``: start, start + step, ... (built in the JVM)."""
         return self.builders.seq(start, count, step)
-
-
-def python_messages_to_log(probe: JvmProbe) -> None:
-    """For a command line run: py4j logs a Ctrl-C inside a call (``logging.exception`` on the
-    root logger), which with no handler prints a traceback on the terminal; send the root
-    logger's records to the probe's log instead (not done for library users, whose own
-    logging this would take over)."""
-    root = logging.getLogger()
-    if not root.handlers and probe.log is not None:
-        root.addHandler(logging.FileHandler(probe.log))
 
 
 def _stop_gateway(gateway: Any) -> None:

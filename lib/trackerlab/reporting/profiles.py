@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trackerlab import safe_yaml
-from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 from trackerlab.params import check_choice
 from trackerlab.reporting.notebooks import NotebookInfo, Parameter, inspect
@@ -32,14 +31,7 @@ class Profile:
 
 def load_profiles(path: Path) -> dict[str, Profile]:
     """Read every profile from ``path``; raise UsageError if the file is missing or malformed."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"profile file {path} not found") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"profile file {path} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read profile file {os_error_text(exc)}") from None
+    text = safe_yaml.read_user_text(path, "profile file")  # a regular file, bounded
     raw = safe_yaml.load(text, f"profile file {path}")  # bounded: aliases, nesting, size
     if not isinstance(raw, dict):
         raise UsageError(f"profile file {path} must map profile names to settings")

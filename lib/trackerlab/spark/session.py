@@ -28,7 +28,6 @@ Under ``spark-submit`` the JVM is spark-submit's own and keeps its console.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import socket
@@ -41,7 +40,7 @@ from urllib.parse import urlsplit
 
 from trackerlab.errors import UsageError
 from trackerlab.interrupts import sigint_held
-from trackerlab.log4j import file_log4j2
+from trackerlab.log4j import file_log4j2, py4j_messages_to
 from trackerlab.paths import cache_dir
 
 if TYPE_CHECKING:
@@ -94,16 +93,6 @@ def session_log() -> Path:
     path = folder / f"spark-{stamp}-{os.getpid()}.log"
     path.touch()
     return path
-
-
-def _log_python_messages(path: Path) -> None:
-    """py4j logs through the root logger (``logging.exception``), which without a handler
-    prints to stderr: send those records to the session log instead."""
-    root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.FileHandler(path)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
 
 
 def _check_local(master: str) -> None:
@@ -198,7 +187,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         "spark.driver.extraJavaOptions",
         f"-Dlog4j2.configurationFile=file:{file_log4j2()} -Dtrackerlab.log={log}",
     )
-    _log_python_messages(log)
+    py4j_messages_to(log)
     try:
         spark = _start(conf, log)
     except UsageError:
