@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from trackerlab.errors import UsageError
 
@@ -48,7 +49,7 @@ def machine_memory_bytes() -> int:
     total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
-            text = open(limit_file).read().strip()  # noqa: SIM115 - one read
+            text = Path(limit_file).read_text().strip()
         except OSError:
             continue
         if text.isdigit():

@@ -10,6 +10,7 @@ turned into one (a full disk, a permission: the file and the reason); Ctrl-C exi
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 
@@ -69,11 +70,47 @@ def _show_defaults(parser: argparse.ArgumentParser) -> None:
         action.help = f"{text} (default: {shown})" if text else f"default: {shown}"
 
 
+#: A value argparse would take for an option: ``-5k/s``, ``-2%``, ``-.5``.
+_NEGATIVE_VALUE = re.compile(r"-[0-9.]")
+
+
+def attach_negative_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``--rate -5k/s`` -> ``--rate=-5k/s`` for every option that takes a value, so that a
+    negative value reaches the option's own check (one line naming its range) instead of
+    argparse's "expected one argument". O(len(argv) + options)."""
+    takes_value = {
+        name
+        for sub in parsers(parser)
+        for action in sub._actions
+        if action.option_strings and action.nargs != 0
+        for name in action.option_strings
+    }
+    out: list[str] = []
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--":
+            out.append(token)
+            out.extend(tokens)
+            break
+        if token in takes_value:
+            value = next(tokens, None)
+            if value is not None and _NEGATIVE_VALUE.match(value):
+                out.append(f"{token}={value}")
+                continue
+            out.append(token)
+            if value is not None:
+                out.append(value)
+            continue
+        out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        argv = sys.argv[1:] if argv is None else argv
+        args = parser.parse_args(attach_negative_values(parser, argv))
         if not getattr(args, "func", None):
             parser.print_help(sys.stderr)
             return 2

@@ -172,6 +172,25 @@ SIZE = ("size", "triple-heap")
             ["report (", "estimated", "--allow-large"],
         ),
         (("notebooks", "--profile", ""), ["unknown profile ''"]),
+        # a negative value after a space reaches the option's own check (argparse alone
+        # said "expected one argument"), and names the range
+        (("plan", "--rate", "-5k/s"), ["--rate: the rate must be > 0, got '-5k/s'"]),
+        (
+            ("simulate", "receiver-queue", "--rate", "-5k/s"),
+            ["--rate: the rate must be > 0, got '-5k/s'"],
+        ),
+        (
+            ("plan", "--rate", "20k/s", "--nacked", "-2%"),
+            ["--nacked must be a share in 0..1 (0%..100%), got '-2%'"],
+        ),
+        (
+            ("plan", "--rate", "20k/s", "--delay", "uniform:-1h:1h"),
+            ["--delay: a duration must be >= 0, got '-1h'"],
+        ),
+        (
+            ("simulate", "receiver-queue", "--rate", "1k/s", "--duration-s", "-1"),
+            ["--duration-s must be a number > 0 and <= 86400, got -1.0"],
+        ),
     ],
 )
 def test_bad_input_is_one_line(capsys, args, needles):
@@ -293,3 +312,19 @@ def test_a_grid_of_too_many_points_is_refused_before_listing_them(capsys, tmp_pa
 def test_a_recursive_alias_in_a_parameter_is_refused(capsys, tmp_path):
     line = one_line(capsys, "report", "--only", "pending_acks", "-p", "seed=&a [*a]")
     assert "alias *a inside its own anchor (a recursive value)" in line
+
+
+def test_negative_values_are_attached_only_to_options_that_take_one():
+    from trackerlab.cli import attach_negative_values, build_parser
+
+    parser = build_parser()
+    assert attach_negative_values(parser, ["plan", "--rate", "-5k/s", "--nacked", "2%"]) == [
+        "plan",
+        "--rate=-5k/s",
+        "--nacked",
+        "2%",
+    ]
+    # a flag keeps its place; after "--" nothing is touched
+    args = ["simulate", "receiver-queue", "--fixed", "--rate", "1k/s", "--", "--seed", "-1"]
+    assert attach_negative_values(parser, args) == args
+    assert attach_negative_values(parser, ["plan", "--rate"]) == ["plan", "--rate"]

@@ -116,7 +116,7 @@ def test_size_bad_input(cli, args, needles):
             ["--entries-per-ledger", "0"],
             ["--entries-per-ledger must be in 1..1,073,741,824, got 0"],
         ),
-        (["--rate=-2/s"], ["--rate: cannot read rate '-2/s'"]),
+        (["--rate=-2/s"], ["--rate: the rate must be > 0, got '-2/s'"]),
         (["--tick", "0"], ["--tick must be a whole number of ms in 1ms..1d"]),
         (["--nack-precision-bits=-1"], ["--nack-precision-bits must be a whole number"]),
         (

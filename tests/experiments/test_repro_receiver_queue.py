@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 
 from trackerlab.experiments.reproduce.receiver_queue import (
@@ -10,6 +13,7 @@ from trackerlab.experiments.reproduce.receiver_queue import (
     FITTED_TICK_LATENCY_US,
     HELD_OUT_IDS,
     IDS,
+    SEEDS,
     fit_report,
     reproduction_table,
     table_rows,
@@ -86,6 +90,62 @@ def test_verdicts_are_no_more_generous_than_the_fit(report, results):
     assert "default_router.go" in results["N52"].why  # the sticky router, not the fit
     assert "consumer_test.go" in results["N46"].explanation
     assert "leave-one-out" in results["N50"].why
+    # every verdict says how often the model gives the published outcome at the fit
+    assert all(f"/{len(SEEDS)}" in r.why for pid, r in results.items() if pid != "N46")
+
+
+@pytest.mark.slow
+def test_deviations_carry_their_measurements(results):
+    n54 = results["N54"].explanation
+    # the published shape is the model's most frequent outcome at 2000 us, where N51 misses
+    assert "published 4,4,8 in 0/12" in n54
+    assert "most often at 2000 us" in n54 and "its most frequent outcome there" in n54
+    assert "N51 1000 in 2/12 (most often 512)" in n54
+    # the per-partition phase measurement: shares of 2+-message entries differ by partition
+    shares = re.search(r"seed 0 at 3000 us: (\d+)%, (\d+)%, (\d+)%", n54)
+    assert shares and int(shares.group(1)) > 2 * int(shares.group(3))
+    assert "No candidate gives 2,2,4" in results["N53"].explanation
+    # N52: the sticky router is measured against plain round-robin
+    assert "round-robin, default_router.go:68-72) the same run gives 2,2,2" in (
+        results["N52"].explanation
+    )
+
+
+def test_row_prediction_is_the_most_frequent_outcome():
+    from trackerlab.experiments.reproduce.receiver_queue import RowPrediction
+
+    pred = RowPrediction(((8, 4, 4), (4, 8, 4), (8, 8, 8), (4, 4, 4), (4, 4, 4)))
+    assert pred.outcomes[(4, 4, 8)] == 2 and pred.outcomes[(4, 4, 4)] == 2
+    assert pred.mode == (4, 4, 4)  # a tie goes to the smaller total
+    assert (pred.total, pred.share((4, 4, 8)), pred.share((2, 2, 2))) == (12, "2/5", "0/5")
+    assert pred.log_likelihood((4, 4, 8)) == pytest.approx(math.log(2.5 / 6))
+    assert pred.log_likelihood((2, 2, 2)) == pytest.approx(math.log(0.5 / 6))
+    assert pred.describe() == "4,4,4 in 2/5, 4,4,8 in 2/5, 8,8,8 in 1/5"
+
+
+def test_choose_maximises_the_likelihood_of_the_published_outcomes():
+    from trackerlab.experiments.reproduce.receiver_queue import RowPrediction, TableRow, _choose
+
+    rows = [TableRow("A", 100.0, 1, 8, None), TableRow("B", 10000.0, 1, 1000, None)]
+    preds = {
+        # A in 4/4, B in 0/4: one exact mode, but B's outcome never comes out
+        1.0: {"A": RowPrediction(((8,),) * 4), "B": RowPrediction(((512,),) * 4)},
+        # both in 2/4, both modes miss (ties go to the smaller total): no exact mode
+        2.0: {
+            "A": RowPrediction(((8,), (8,), (4,), (4,))),
+            "B": RowPrediction(((1000,), (1000,), (512,), (512,))),
+        },
+        # A in 0/4, B in 3/4: one exact mode
+        3.0: {
+            "A": RowPrediction(((4,),) * 4),
+            "B": RowPrediction(((1000,), *((1000,),) * 2, (512,))),
+        },
+    }
+    # log-likelihoods: 1.0 -> log(4.5/5) + log(0.5/5) = -2.41; 2.0 -> 2 log(2.5/5) = -1.39;
+    # 3.0 -> log(0.5/5) + log(3.5/5) = -2.66
+    assert _choose(preds, rows) == 2.0
+    assert _choose(preds, rows[:1]) == 1.0
+    assert _choose({c: preds[3.0] for c in (5.0, 4.0)}, rows) == 4.0
 
 
 @pytest.mark.slow
@@ -108,4 +168,5 @@ def test_fit_cache_round_trip(tmp_path, monkeypatch):
     again = rq._predictions(rows, (0.0, 3000.0), cache=True)  # hit
     assert again == fresh
     assert rq._predictions(rows, (0.0, 3000.0), cache=False) == fresh
-    assert fresh[3000.0]["N52"].totals == (4, 4, 4)
+    assert fresh[3000.0]["N52"].totals == (4,) * len(rq.SEEDS)
+    assert fresh[3000.0]["N52"].mode == (1, 1, 2)

@@ -209,11 +209,14 @@ def test_every_command_help_shows_defaults(cli):
     ("args", "needles"),
     [
         (["--rate", "0/s"], ["--rate: the rate must be > 0"]),
-        (["--rate=-5/s"], ["--rate: cannot read rate '-5/s'"]),
+        (["--rate=-5/s"], ["--rate: the rate must be > 0, got '-5/s'"]),
         (["--rate", "20000"], ["--rate", "e.g. 20000/s"]),
         ([], ["--rate is required"]),
         (["--rate", "1k/s", "--nacked", "120%"], ["--nacked must be a share in 0..1"]),
-        (["--rate", "1k/s", "--delayed=-1%"], ["--delayed: cannot read a share"]),
+        (
+            ["--rate", "1k/s", "--delayed=-1%"],
+            ["--delayed must be a share in 0..1 (0%..100%), got '-1%'"],
+        ),
         (["--rate", "1k/s", "--delayed", "30%"], ["--delay is required when --delayed is above 0"]),
         (
             ["--rate", "1k/s", "--delayed", "30%", "--delay", "uniform:0:3600"],

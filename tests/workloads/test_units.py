@@ -39,7 +39,7 @@ def test_durations(text, ms):
     [
         ("3600", "'3600' needs a unit (ms, s, m, h or d), e.g. 3600s"),
         ("1 hour", "cannot read"),
-        ("-5s", "cannot read"),
+        ("-5s", "a duration must be >= 0"),
         ("s", "cannot read"),
     ],
 )
@@ -68,7 +68,7 @@ def test_rates(text, per_ms):
     [
         ("20000", "e.g. 20000/s"),
         ("0/s", "must be > 0"),
-        ("-3/s", "cannot read"),
+        ("-3/s", "the rate must be > 0"),
         ("fast", "cannot read"),
     ],
 )

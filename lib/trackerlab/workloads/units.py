@@ -48,6 +48,8 @@ def parse_duration_ms(text: object, name: str = "--delay") -> float:
     number is a UsageError asking for a unit. O(len(text))."""
     value = str(text).strip()
     match = re.fullmatch(_NUMBER + r"\s*(ms|s|min|m|h|d)?", value)
+    if not match and re.fullmatch(r"-" + _NUMBER + r"\s*(ms|s|min|m|h|d)?", value):
+        raise UsageError(f"{name}: a duration must be >= 0, got {value!r}")
     if not match:
         raise UsageError(
             f"{name}: cannot read duration {value!r} (use a number and a unit: 500ms, 1.5s, "
@@ -74,11 +76,21 @@ def format_duration_ms(ms: float) -> str:
     return f"{ms:g}ms"
 
 
+_RATE = re.compile(_NUMBER + r"\s*([kKMG]?)\s*(?:msg)?\s*/\s*(ms|s|min|m|h|d)")
+
+
+def _spelled_as_rate(value: str) -> bool:
+    """Whether ``value`` is spelled like a rate (``20k/s``). O(len(value))."""
+    return _RATE.fullmatch(value) is not None
+
+
 def parse_rate_per_ms(text: object, name: str = "--rate") -> float:
     """``'20k/s'`` → 20.0 messages per ms; ``'8/ms'``, ``'1.2M/min'``, ``'3600/h'``. The rate must
     be > 0 and carry a time unit. O(len(text))."""
     value = str(text).strip()
-    match = re.fullmatch(_NUMBER + r"\s*([kKMG]?)\s*(?:msg)?\s*/\s*(ms|s|min|m|h|d)", value)
+    match = _RATE.fullmatch(value)
+    if not match and value.startswith("-") and _spelled_as_rate(value[1:]):
+        raise UsageError(f"{name}: the rate must be > 0, got {value!r}")
     if not match:
         hint = f"{value}/s" if re.fullmatch(_NUMBER, value) else "20k/s"
         raise UsageError(
@@ -135,6 +147,8 @@ def parse_share(text: object, name: str) -> float:
     """``'2%'`` → 0.02; ``'0.3'`` → 0.3. Must lie in 0..1 (0%..100%). O(len(text))."""
     value = str(text).strip()
     match = re.fullmatch(_NUMBER + r"\s*(%?)", value)
+    if not match and re.fullmatch(r"-" + _NUMBER + r"\s*(%?)", value):
+        raise UsageError(f"{name} must be a share in 0..1 (0%..100%), got {value!r}")
     if not match:
         raise UsageError(f"{name}: cannot read a share from {value!r} (use e.g. 2% or 0.02)")
     share = float(match.group(1)) / (100 if match.group(2) else 1)

@@ -7,6 +7,6 @@ from trackerlab.models.receiver_queue.harness import (
     HarnessConfig,
     HarnessResult,
 )
-from trackerlab.models.receiver_queue.simulator import simulate
+from trackerlab.models.receiver_queue.simulator import produce, simulate
 
-__all__ = ["CLIENTS", "OPEN_PARAMETERS", "HarnessConfig", "HarnessResult", "simulate"]
+__all__ = ["CLIENTS", "OPEN_PARAMETERS", "HarnessConfig", "HarnessResult", "produce", "simulate"]
