@@ -376,34 +376,41 @@ def _extra(pid: str, report: FitReport) -> str:
             f"lasted less than 100 s."
         )
     if pid == "N54":
+        row, best = report.row(pid), _best_candidate(pid, report)
         return (
             f" Why the partitions differ: at 100 msg/s the token bucket's 10 ms interval equals "
             f"the flush ticker's period (producer_partition.go:156), so each partition producer "
             f"keeps one phase against the sends for the whole run, and only late ticks put two "
             f"messages in one entry. Entries of 2+ messages per partition, seed 0 at "
-            f"{fitted:g} us: {_entry_shares(100.0, 3, fitted, 0)}; at 2000 us: "
-            f"{_entry_shares(100.0, 3, 2000.0, 0)}. A partition grows from 4 to 8 only on an "
-            f"entry of 3+ messages (or 4 with no permit pending), so its size follows its "
-            f"phase: one partition at 8 and two at 4 is the published shape."
+            f"{fitted:g} us: {_entry_shares(row.rate, row.partitions, fitted, 0)}; at {best:g} "
+            f"us: {_entry_shares(row.rate, row.partitions, best, 0)}. A partition grows from 4 "
+            f"to 8 only when 3 messages arrive together (4 with no permit pending), so its size "
+            f"follows its phase: one partition at 8 and two at 4 is the published shape."
         )
     return ""
+
+
+def _best_candidate(pid: str, report: FitReport) -> float:
+    """The candidate whose seeds give the row's published outcome most often (ties: the
+    smaller latency)."""
+    outcome = report.row(pid).outcome
+    return min(report.predictions, key=lambda c: (-report.predictions[c][pid].outcomes[outcome], c))
 
 
 def _best_for(pid: str, report: FitReport) -> str:
     """Where the model gives a row's published outcome most often, and what that costs the
     fitting rows (a measurement of the conflict, not a refit)."""
     row = report.row(pid)
-    counts = {c: p[pid].outcomes.get(row.outcome, 0) for c, p in report.predictions.items()}
-    best = min(counts, key=lambda c: (-counts[c], c))
-    n = len(report.prediction(pid).sizes)
-    if not counts[best]:
-        return f" No candidate gives {_sizes(row.outcome)} in any of {n} seeds."
+    best = _best_candidate(pid, report)
     at = report.predictions[best]
-    missed = [
+    hits, n = at[pid].outcomes[row.outcome], len(at[pid].sizes)
+    if not hits:
+        return f" No candidate gives {_sizes(row.outcome)} in any of {n} seeds."
+    missed = [  # fitting rows that some candidate matches but this one does not
         f"{f} {_sizes(report.row(f).outcome)} in {at[f].share(report.row(f).outcome)} "
         f"(most often {_sizes(at[f].mode)})"
         for f in FIT_IDS
-        if f != "N46" and not report.matches(f, best)
+        if not report.matches(f, best) and not report.matched_by_none(f)
     ]
     modal = (
         "its most frequent outcome there"
@@ -412,7 +419,7 @@ def _best_for(pid: str, report: FitReport) -> str:
     )
     return (
         f" The model gives the published {_sizes(row.outcome)} most often at {best:g} us "
-        f"({counts[best]}/{n} seeds, {modal})"
+        f"({hits}/{n} seeds, {modal})"
         + (
             f"; there the fitting rows miss: {'; '.join(missed)}."
             if missed
