@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import initialize, invariant
 from pyroaring import BitMap
 
-from tests.models.delayed.test_time_buckets import early_bound, late_bound
+from tests.models.delayed.test_time_buckets import DelayedTrackerMachine
 from tests.reference.delayed import NaiveDelayedIndex
 from trackerlab.catalog import SizeRequest, size
 from trackerlab.models.delayed.buffer_metric import serialized_delta
@@ -30,43 +30,18 @@ def serialized_minus_header(tracker: LongBitmapBucketTracker) -> int:
     return sum(len(BitMap(leaf.bitmap).serialize()) - 8 for leaf in tracker.index.leaves())
 
 
-class FormCMachine(RuleBasedStateMachine):
+class FormCMachine(DelayedTrackerMachine):
+    """The time-bucket machine's rules and invariants on form c, in every leaf shape, plus
+    the ``memoryUsage`` counter against the serialized sizes."""
+
     @initialize(
         strict=st.booleans(), tick=st.sampled_from([1, 4, 10, 100]), shape=st.sampled_from(SHAPES)
     )
     def setup(self, strict, tick, shape):
-        self.strict, self.tick = strict, tick
+        self.variant, self.strict, self.tick = "c", strict, tick
         self.tracker = LongBitmapBucketTracker(tick, strict, shape=shape)
-        self.ref = NaiveDelayedIndex(tick, strict)
         self.now = 10_000
-
-    def _scaled(self, steps: int) -> int:
-        return steps * max(self.tick, 8) // 8
-
-    @rule(ledger=st.integers(1, 3), entry=st.integers(0, 20), steps=st.integers(-1, 40))
-    def add(self, ledger, entry, steps):
-        if self.ref.tracks(ledger, entry):
-            return  # Pulsar never tracks one position twice
-        deliver_at = self.now + self._scaled(steps)
-        expected = self.ref.add(ledger, entry, deliver_at, self.now)
-        assert self.tracker.add_message(ledger, entry, deliver_at, self.now) == expected
-
-    @rule(steps=st.integers(0, 20))
-    def advance(self, steps):
-        self.now += self._scaled(steps) + steps % 3
-
-    @rule(n=st.integers(1, 30))
-    def get_scheduled(self, n):
-        got = self.tracker.get_scheduled_messages(n, self.now)
-        assert got == sorted(got) and len(got) <= n
-        due = self.ref.deliver_at()
-        for pos in got:
-            assert pos in due, "handed out a message that is not tracked"
-            assert due[pos] - self.now <= early_bound("c", self.strict, self.tick)
-        self.ref.remove(got)
-        if len(got) < n:
-            late = late_bound("c", self.strict, self.tick)
-            assert all(t > self.now - late for t, _, _ in self.ref.heap)
+        self.ref = NaiveDelayedIndex(tick, strict)
 
     @invariant()
     def counters_agree(self):
