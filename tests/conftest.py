@@ -92,6 +92,23 @@ def spark():
     session.stop()
 
 
+def jvm_probe(uncompressed_oops: bool = False):
+    """jvm-check's probe JVM (one per process), or a skip where this machine has no Java."""
+    from trackerlab.javacheck import JavaMissing
+    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
+
+    try:
+        return get_probe(uncompressed_oops)
+    except (JavaMissing, ProbeUnavailable) as exc:
+        pytest.skip(f"no probe JVM: {exc}")
+
+
+@pytest.fixture(scope="module")
+def probe():
+    """The probe JVM with compressed oops (the default layout)."""
+    return jvm_probe(False)
+
+
 @pytest.fixture
 def cli():
     return run_cli

@@ -7,8 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trackerlab.javacheck import JavaMissing
-from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.roaring_serialized import (
     payload_bytes,
@@ -28,14 +26,6 @@ CASES = {
     "300 keys (two ART levels)": np.arange(300) * K16,
     "ledger-sized ids": np.array([1, 70_000, 5_000_000, 1 << 30]),
 }
-
-
-@pytest.fixture(scope="module")
-def probe():
-    try:
-        return get_probe(False)
-    except (JavaMissing, ProbeUnavailable) as exc:
-        pytest.skip(f"no probe JVM: {exc}")
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
-from trackerlab.javacheck import JavaMissing
+from tests.conftest import jvm_probe
 from trackerlab.jvmcheck.cases import CASES, TOLERANCE, run_case
-from trackerlab.jvmcheck.probe import ProbeUnavailable, fastutil_jar, get_probe
+from trackerlab.jvmcheck.probe import fastutil_jar
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import UNCOMPRESSED, UNCOMPRESSED_OOPS
 
@@ -30,21 +30,9 @@ NO_FASTUTIL = (
 BY_NAME = {c.name: c for c in CASES}
 
 
-def _probe(uncompressed_oops: bool):
-    try:
-        return get_probe(uncompressed_oops)
-    except (JavaMissing, ProbeUnavailable) as exc:
-        pytest.skip(f"no probe JVM: {exc}")
-
-
-@pytest.fixture(scope="module")
-def probe():
-    return _probe(False)
-
-
 @pytest.fixture(scope="module")
 def probe_uncompressed():
-    return _probe(True)
+    return jvm_probe(True)
 
 
 def _case(name: str, probe):

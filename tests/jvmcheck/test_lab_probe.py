@@ -7,21 +7,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trackerlab.javacheck import JavaMissing
 from trackerlab.jvmcheck.cases import run_case
-from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 from trackerlab.models.proposals.gap_stream import GapStream
 from trackerlab.models.proposals.jvm_cases import CASES
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture(scope="module")
-def probe():
-    try:
-        return get_probe(False)
-    except (JavaMissing, ProbeUnavailable) as exc:
-        pytest.skip(f"no probe JVM: {exc}")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

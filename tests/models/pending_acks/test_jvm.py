@@ -10,19 +10,9 @@ fastutil classes.
 import numpy as np
 import pytest
 
-from trackerlab.javacheck import JavaMissing
-from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 from trackerlab.models.pending_acks.layouts import Dataset, build
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture(scope="module")
-def probe():
-    try:
-        return get_probe(False)
-    except (JavaMissing, ProbeUnavailable) as exc:
-        pytest.skip(f"no probe JVM: {exc}")
 
 
 def _cross(ledgers: int, entries: int):
