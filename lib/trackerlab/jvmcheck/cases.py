@@ -407,14 +407,19 @@ def _leaf_after(
     return jl.replay_leaf(shape, adds, removes, drain).jvm_bytes(layout)
 
 
+def _ts_ledger_entry_grid(
+    n_ts: int, n_ledgers: int, n_entries: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (ts, ledger) pair holding entries 1..n: timestamps from 1000, ledgers from 5000.
+    O(n_ts x n_ledgers x n_entries)."""
+    ts = np.repeat(1000 + np.arange(n_ts), n_ledgers * n_entries)
+    led = np.tile(np.repeat(5000 + np.arange(n_ledgers), n_entries), n_ts)
+    ent = np.tile(1 + np.arange(n_entries), n_ts * n_ledgers)
+    return ts, led, ent
+
+
 def _time_buckets_long_bitmap(shape: str, n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
     """Form c of the delayed index: AVL of RB of leaves, every (ts, ledger) with entries 1..n."""
-
-    def arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        ts = np.repeat(1000 + np.arange(n_ts), n_ledgers * n_entries)
-        led = np.tile(np.repeat(5000 + np.arange(n_ledgers), n_entries), n_ts)
-        ent = np.tile(1 + np.arange(n_entries), n_ts * n_ledgers)
-        return ts, led, ent
 
     def model(layout: JvmLayout) -> int:
         leaf = jl.leaf_bytes_of([jr.Chunk(0, n_entries, 1)], shape, layout=layout)
@@ -422,7 +427,7 @@ def _time_buckets_long_bitmap(shape: str, n_ts: int, n_ledgers: int, n_entries: 
         return jc.fastutil_avl_tree_map(n_ts, n_ts * inner, layout=layout)
 
     def build(p: JvmProbe) -> Any:
-        ts, led, ent = arrays()
+        ts, led, ent = _ts_ledger_entry_grid(n_ts, n_ledgers, n_entries)
         return p.jvm.trackerlab.probe.LongBitmapProbe.timeBucketsLongBitmap(
             FASTUTIL_PACKAGE, shape, p.longs(ts), p.longs(led), p.longs(ent)
         )
@@ -443,14 +448,8 @@ def _pip448(n_ts: int, n_ledgers: int, n_entries: int) -> ProbeCase:
     read from the built map, every other byte is modelled."""
     counted: dict[str, int] = {}
 
-    def arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        ts = np.repeat(1000 + np.arange(n_ts), n_ledgers * n_entries)
-        led = np.tile(np.repeat(5000 + np.arange(n_ledgers), n_entries), n_ts)
-        ent = np.tile(1 + np.arange(n_entries), n_ts * n_ledgers)
-        return ts, led, ent
-
     def build(p: JvmProbe) -> Any:
-        ts, led, ent = arrays()
+        ts, led, ent = _ts_ledger_entry_grid(n_ts, n_ledgers, n_entries)
         b = p.jvm.trackerlab.probe.LongBitmapProbe
         built = b.topicIndex(FASTUTIL_PACKAGE, p.longs(ts), p.longs(led), p.longs(ent))
         counted["index_nodes"] = int(b.skipListIndexNodes(built[0]))
