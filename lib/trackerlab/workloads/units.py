@@ -37,6 +37,8 @@ UNITS_BYTES = {
     "TiB": 1024**4,
 }
 _NUMBER = r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)"
+#: A number with its sign as a group of its own: a negative value gets its range, not "cannot read".
+_SIGNED = r"(-?)" + _NUMBER
 _DURATION_UNITS = "ms, s, m, h or d"
 #: The longest duration a user may type: 1000 years. Times stay below 2^53 ms (exact in a
 #: double, far from int64 overflow) even after adding a delay to a publish time.
@@ -47,16 +49,16 @@ def parse_duration_ms(text: object, name: str = "--delay") -> float:
     """``'500ms'`` → 500, ``'1.5s'`` → 1500, ``'1d'`` → 86,400,000, ``'0'`` → 0; a bare
     number is a UsageError asking for a unit. O(len(text))."""
     value = str(text).strip()
-    match = re.fullmatch(_NUMBER + r"\s*(ms|s|min|m|h|d)?", value)
-    if not match and re.fullmatch(r"-" + _NUMBER + r"\s*(ms|s|min|m|h|d)?", value):
-        raise UsageError(f"{name}: a duration must be >= 0, got {value!r}")
+    match = re.fullmatch(_SIGNED + r"\s*(ms|s|min|m|h|d)?", value)
     if not match:
         raise UsageError(
             f"{name}: cannot read duration {value!r} (use a number and a unit: 500ms, 1.5s, "
             "10m, 1h, 2d)"
         )
-    number = float(match.group(1))
-    unit = match.group(2)
+    if match.group(1):
+        raise UsageError(f"{name}: a duration must be >= 0, got {value!r}")
+    number = float(match.group(2))
+    unit = match.group(3)
     if unit is None:
         if number == 0:
             return 0.0
@@ -76,30 +78,20 @@ def format_duration_ms(ms: float) -> str:
     return f"{ms:g}ms"
 
 
-_RATE = re.compile(_NUMBER + r"\s*([kKMG]?)\s*(?:msg)?\s*/\s*(ms|s|min|m|h|d)")
-
-
-def _spelled_as_rate(value: str) -> bool:
-    """Whether ``value`` is spelled like a rate (``20k/s``). O(len(value))."""
-    return _RATE.fullmatch(value) is not None
-
-
 def parse_rate_per_ms(text: object, name: str = "--rate") -> float:
     """``'20k/s'`` → 20.0 messages per ms; ``'8/ms'``, ``'1.2M/min'``, ``'3600/h'``. The rate must
     be > 0 and carry a time unit. O(len(text))."""
     value = str(text).strip()
-    match = _RATE.fullmatch(value)
-    if not match and value.startswith("-") and _spelled_as_rate(value[1:]):
-        raise UsageError(f"{name}: the rate must be > 0, got {value!r}")
+    match = re.fullmatch(_SIGNED + r"\s*([kKMG]?)\s*(?:msg)?\s*/\s*(ms|s|min|m|h|d)", value)
     if not match:
         hint = f"{value}/s" if re.fullmatch(_NUMBER, value) else "20k/s"
         raise UsageError(
             f"{name}: cannot read rate {value!r} (use messages per time unit, e.g. {hint}, "
             "500/ms, 1.2M/min)"
         )
-    number = float(match.group(1)) * PREFIXES[match.group(2)]
-    rate = number / UNITS_MS[match.group(3)]
-    if not (math.isfinite(rate) and rate > 0):
+    number = float(match.group(1) + match.group(2)) * PREFIXES[match.group(3)]
+    rate = number / UNITS_MS[match.group(4)]
+    if not (math.isfinite(rate) and rate > 0):  # a negative rate too (-0/s included)
         raise UsageError(f"{name}: the rate must be > 0, got {value!r}")
     return rate
 
@@ -146,13 +138,11 @@ def format_bytes(n: float) -> str:
 def parse_share(text: object, name: str) -> float:
     """``'2%'`` → 0.02; ``'0.3'`` → 0.3. Must lie in 0..1 (0%..100%). O(len(text))."""
     value = str(text).strip()
-    match = re.fullmatch(_NUMBER + r"\s*(%?)", value)
-    if not match and re.fullmatch(r"-" + _NUMBER + r"\s*(%?)", value):
-        raise UsageError(f"{name} must be a share in 0..1 (0%..100%), got {value!r}")
+    match = re.fullmatch(_SIGNED + r"\s*(%?)", value)
     if not match:
         raise UsageError(f"{name}: cannot read a share from {value!r} (use e.g. 2% or 0.02)")
-    share = float(match.group(1)) / (100 if match.group(2) else 1)
-    if not 0 <= share <= 1:
+    share = float(match.group(2)) / (100 if match.group(3) else 1)
+    if match.group(1) or not 0 <= share <= 1:
         raise UsageError(f"{name} must be a share in 0..1 (0%..100%), got {value!r}")
     return share
 
