@@ -168,9 +168,15 @@ class RowPrediction:
         return Counter(tuple(sorted(s)) for s in self.sizes)
 
     @functools.cached_property
+    def ranked(self) -> list[tuple[tuple[int, ...], int]]:
+        """``(outcome, seeds)`` most frequent first; ties to the smaller total, then the
+        smaller tuple. O(outcomes log outcomes)."""
+        return sorted(self.outcomes.items(), key=lambda kv: (-kv[1], sum(kv[0]), kv[0]))
+
+    @property
     def mode(self) -> tuple[int, ...]:
-        """The predicted outcome: the most frequent, ties to the smaller total. O(outcomes)."""
-        return min(self.outcomes.items(), key=lambda kv: (-kv[1], sum(kv[0]), kv[0]))[0]
+        """The predicted outcome: the first of :attr:`ranked`. O(1)."""
+        return self.ranked[0][0]
 
     @property
     def total(self) -> int:
@@ -193,8 +199,7 @@ class RowPrediction:
     def describe(self) -> str:
         """``"8,8,8 in 11/12, 4,8,8 in 1/12"``, most frequent first. O(outcomes)."""
         n = len(self.sizes)
-        ranked = sorted(self.outcomes.items(), key=lambda kv: (-kv[1], sum(kv[0]), kv[0]))
-        return ", ".join(f"{_sizes(o)} in {k}/{n}" for o, k in ranked)
+        return ", ".join(f"{_sizes(o)} in {k}/{n}" for o, k in self.ranked)
 
 
 @functools.cache
