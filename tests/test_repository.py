@@ -56,6 +56,7 @@ def test_environment_yml_mirrors_pyproject():
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     assert _requirement_set(r for r in pip if not r.startswith("-e")) == wanted
     assert "python=3.11" in conda and any(d.startswith("openjdk=17") for d in conda)
+    assert any(d.split("=")[0] == "maven" for d in conda)  # the real-Pulsar class paths
 
 
 def test_published_numbers_copy_matches_spec():

@@ -14,12 +14,22 @@ import re
 import sys
 from collections.abc import Sequence
 
-from trackerlab.commands import bench, jvm_check, plan, report, reproduce, simulate, size, sweep
+from trackerlab.commands import (
+    bench,
+    jvm_check,
+    plan,
+    pulsar,
+    report,
+    reproduce,
+    simulate,
+    size,
+    sweep,
+)
 from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
 
 #: Modules that register subcommands, in help order.
-COMMAND_MODULES = (plan, report, reproduce, size, jvm_check, simulate, bench, sweep)
+COMMAND_MODULES = (plan, report, reproduce, size, jvm_check, pulsar, simulate, bench, sweep)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -24,7 +24,7 @@ a patch (``4.0.7``) or ``master``. Anything else is a one-line
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
@@ -46,8 +46,11 @@ __all__ = [
 ]
 
 FILE = "pulsar_releases.yaml"
-#: How a fact is known (see the YAML's header).
-EVIDENCE = ("read", "inferred", "not-established", "absent")
+MEASURED_FILE = "pulsar_measured.yaml"
+#: How a fact is known (see the YAML's header); ``measured``: read from a released build's
+#: own classes (``data/pulsar_measured.yaml``), set by :func:`resolve` where such a record of
+#: the line agrees with the table.
+EVIDENCE = ("measured", "read", "inferred", "not-established", "absent")
 #: Tracker keys of the table -> what they are.
 TRACKERS = {
     "nack": "negative-ack tracker (client)",
@@ -131,6 +134,16 @@ def _table() -> dict[str, Any]:
         return yaml.safe_load(f)
 
 
+@cache
+def _measured() -> dict[str, Any]:
+    """Build version -> record of ``data/pulsar_measured.yaml`` (empty without the file)."""
+    try:
+        with open(data_dir() / MEASURED_FILE, encoding="utf-8") as f:
+            return dict((yaml.safe_load(f) or {}).get("builds") or {})
+    except FileNotFoundError:
+        return {}
+
+
 def lines() -> list[dict[str, Any]]:
     """The raw rows of the YAML, oldest line first (for tables and tests)."""
     return list(_table()["lines"])
@@ -199,21 +212,78 @@ def resolve(version: str | None = None) -> Release:
 
 def _release(row: dict[str, Any], version: str, patch: tuple[int, int, int] | None) -> Release:
     """The row at ``patch`` (None: its newest patch): per tracker the last choice whose
-    ``since`` is not after the patch; defaults with the ``defaults_since`` overrides applied."""
-    choices = {}
+    ``since`` is not after the patch; defaults with the ``defaults_since`` overrides applied;
+    facts a measured build of the row agrees with become ``measured``."""
+    chosen, raw = _raw_at(row, patch)
+    choices = {tracker: _choice(tracker, option) for tracker, option in chosen.items()}
+    defaults = {k: Fact(v["value"], v["evidence"], v["source"]) for k, v in raw.items()}
+    for build, record in _measured().items():
+        if row["patches"] is None or not _covers(row, _key(build)):
+            continue
+        their_choices, their_defaults = _raw_at(row, _key(build))
+        for tracker, form in record.get("trackers", {}).items():
+            option = chosen.get(tracker)
+            if (
+                option is not None
+                and their_choices.get(tracker) is option
+                and all(
+                    form.get(k) == getattr(choices[tracker], k)
+                    for k in ("design", "shape", "variant")
+                    if k in form
+                )
+            ):
+                choices[tracker] = replace(
+                    choices[tracker],
+                    evidence="measured",
+                    source=f"measured in Pulsar {build}'s classes ({form.get('field', '')}); "
+                    f"was {choices[tracker].evidence}: {choices[tracker].source}",
+                )
+        for knob, fact in record.get("defaults", {}).items():
+            mine = defaults.get(knob)
+            if (
+                mine is not None
+                and their_defaults.get(knob) is raw.get(knob)
+                and (mine.value == fact["value"])
+            ):
+                defaults[knob] = Fact(
+                    mine.value,
+                    "measured" if mine.value is not None else "absent",
+                    f"measured: {fact['field']} of {fact['artifact']} "
+                    f"(data/{MEASURED_FILE}); was {mine.evidence}: {mine.source}",
+                )
+        jar = record.get("jars", {}).get("RoaringBitmap")
+        mine = defaults.get("roaringbitmap")
+        if (
+            jar
+            and mine is not None
+            and mine.value == jar
+            and (their_defaults.get("roaringbitmap") is raw.get("roaringbitmap"))
+        ):
+            defaults["roaringbitmap"] = Fact(
+                jar,
+                "measured",
+                f"measured: the RoaringBitmap jar on Pulsar {build}'s resolved "
+                f"class path (data/{MEASURED_FILE}); was {mine.evidence}: {mine.source}",
+            )
+    return Release(row["line"], version, row["released"], choices, defaults)
+
+
+def _raw_at(
+    row: dict[str, Any], patch: tuple[int, int, int] | None
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The row's raw YAML choice per tracker and raw default per knob at ``patch``."""
+    chosen = {}
     for tracker, options in row["trackers"].items():
-        chosen = options[0]
+        chosen[tracker] = options[0]
         for option in options:
             since = option["since"]
             if patch is None or since == MASTER or _key(since) <= patch:
-                chosen = option
-        choices[tracker] = _choice(tracker, chosen)
+                chosen[tracker] = option
     raw = dict(row["defaults"])
     for since, overrides in (row.get("defaults_since") or {}).items():
         if patch is None or _key(since) <= patch:
             raw.update(overrides)
-    defaults = {k: Fact(v["value"], v["evidence"], v["source"]) for k, v in raw.items()}
-    return Release(row["line"], version, row["released"], choices, defaults)
+    return chosen, raw
 
 
 def _choice(tracker: str, raw: dict[str, Any]) -> Choice:

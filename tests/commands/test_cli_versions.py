@@ -21,14 +21,23 @@ def _size(cli, *args: str) -> dict:
     return json.loads(r.stdout)
 
 
-def test_4_0_5_and_4_1_differ_by_one_atomic_long(cli):
-    """Both run #23611's index (AVL -> open hash -> Roaring64Bitmap): every byte of it is the
-    same. 4.1 adds #24430's ``AtomicLong delayedMessagesCount``: 12-B header, 4-B gap, 8-B long
-    = 24 B (jvm-check ``jdk-atomic-long-x2``: Object[2] 24 B + 2 x 24 B = 72 B)."""
+def test_4_0_5_and_4_1_differ_by_the_views_and_one_atomic_long(cli):
+    """Both run #23611's index as 4.0.4's and 4.2.4's classes hold it (AVL -> red-black ->
+    Roaring64Bitmap of RoaringBitmap 1.2.0). 4.0.5's ``addMessage`` streams ``values()`` of
+    every map (``getNumberOfDelayedMessages``), so each map keeps a 16-B view: one per bucket
+    and one for the outer map (measured on 4.0.1's own class, jvm-check --pulsar 4.0.1). 4.1
+    counts with #24430's ``AtomicLong delayedMessagesCount`` instead: 12-B header, 4-B gap,
+    8-B long = 24 B (jvm-check ``jdk-atomic-long-x2``: Object[2] 24 B + 2 x 24 B = 72 B); its
+    maps get the views only when the broker's stats call ``getBufferMemoryUsage()``."""
     old = _size(cli, "delayed", "--pulsar-version", "4.0.5", "--messages", "20000")
     new = _size(cli, "delayed", "--pulsar-version", "4.1", "--messages", "20000")
     assert old["structure"] == new["structure"] == "time-buckets"
-    assert old["jvm_bytes"] == new["jvm_bytes"]
+    buckets = old["details"]["buckets"]
+    assert buckets == new["details"]["buckets"] > 1
+    views = 16 * (buckets + 1)
+    assert old["details"]["values_views_jvm_bytes"] == views
+    assert new["details"]["metric_views_jvm_bytes"] == views
+    assert old["jvm_bytes"] == new["jvm_bytes"] + views
     assert old["details"]["counters_jvm_bytes"] == 0
     assert new["details"]["counters_jvm_bytes"] == 24 == jl.atomic_long()
     assert old["details"]["pulsar_version"] == "4.0.5 (line 4.0.1–4.0.5)"
@@ -39,6 +48,15 @@ def test_4_0_5_and_4_1_differ_by_one_atomic_long(cli):
     assert text_new.splitlines()[0] == "pulsar_version     4.1.x (structures and defaults assumed)"
 
 
+def test_4_0_1_and_4_0_5_differ_by_the_inner_map_only(cli):
+    """4.0.1 and 4.0.2 create ``Long2ObjectOpenHashMap`` inner maps, 4.0.4 ``Long2ObjectRBTreeMap``
+    (their sources; 4.0.1's class measured by jvm-check --pulsar 4.0.1)."""
+    a = _size(cli, "delayed", "--pulsar-version", "4.0.1", "--messages", "1")
+    b = _size(cli, "delayed", "--pulsar-version", "4.0.5", "--messages", "1")
+    open_hash = jc.fastutil_long2object_open_hash_map(jc.fastutil_capacity(1))
+    assert a["jvm_bytes"] - b["jvm_bytes"] == open_hash - jc.fastutil_rb_tree_map(1)
+
+
 def test_4_0_7_runs_the_heap_again(cli):
     """4.0.6 reverted #23611 (#24429): a 4.0.7 broker keeps 24 B per message in direct memory."""
     r = _size(cli, "delayed", "--pulsar-version", "4.0.7", "--messages", "20000")
@@ -47,21 +65,22 @@ def test_4_0_7_runs_the_heap_again(cli):
 
 
 def test_4_2_to_master_one_message_down_to_the_byte(cli):
-    """One delayed message. 4.2: AVL entry map 168 B + Long2ObjectOpenHashMap with one ledger +
-    Roaring64Bitmap with one value (248 B). master: AVL 168 B + Long2ObjectRBTreeMap with one
-    entry (456 B) + ConcurrentRoaringBitmap over RoaringBitmap (32 + StampedLock 48 +
-    RoaringBitmap 16 + RoaringArray 24 + char[4] 24 + Container[4] 32 + ArrayContainer 24 +
-    its char[4] 24 = 224 B, jvm-check ``long-bitmap-wraps-roaring-1``)."""
+    """One delayed message. 4.2 (4.2.4's class, measured): AVL entry map 168 B +
+    Long2ObjectRBTreeMap with one ledger + Roaring64Bitmap of RoaringBitmap 1.6.9 with one value
+    (248 B). master: the same maps + ConcurrentRoaringBitmap over RoaringBitmap (32 +
+    StampedLock 48 + RoaringBitmap 16 + RoaringArray 24 + char[4] 24 + Container[4] 32 +
+    ArrayContainer 24 + its char[4] 24 = 224 B, jvm-check ``long-bitmap-wraps-roaring-1``)."""
     old = _size(cli, "delayed", "--pulsar-version", "4.2", "--messages", "1")
     new = _size(cli, "delayed", "--pulsar-version", "master", "--messages", "1")
     avl = jc.fastutil_avl_tree_map(1)
-    open_hash = jc.fastutil_long2object_open_hash_map(jc.fastutil_capacity(1))
+    rb = jc.fastutil_rb_tree_map(1)
     roaring64 = jr.roaring64_bitmap_bytes([jr.Chunk(0, 1, 1)])
     assert (avl, roaring64) == (168, 248)
-    assert old["jvm_bytes"] == avl + open_hash + roaring64
+    assert old["jvm_bytes"] == avl + rb + roaring64
     leaf = jl.leaf_bytes_of([jr.Chunk(0, 1, 1)], "wraps-roaring")
     assert leaf == 32 + 48 + 16 + 24 + 24 + 32 + 24 + 24
-    assert new["jvm_bytes"] == avl + jc.fastutil_rb_tree_map(1) + leaf == 848
+    assert new["jvm_bytes"] == avl + rb + leaf == 848
+    assert old["jvm_bytes"] - new["jvm_bytes"] == 248 - 224
     assert new["details"]["counters_jvm_bytes"] == 48
 
 

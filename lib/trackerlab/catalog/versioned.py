@@ -5,9 +5,13 @@ Variants a design's ``build`` does not take are applied here, from the model's o
 
 - ``triple-heap`` ``v1`` (2.10.0–2.10.1): the single direct ``ByteBuf`` replaces the segmented
   queue's direct bytes (``details["v1_bytebuf_bytes"]`` of the same build);
-- ``time-buckets`` ``a+counter`` (4.1.x, 4.2.x, #24430): the index is the same as ``a``
-  (4.0.1–4.0.5); the tracker holds one more object, the ``AtomicLong delayedMessagesCount``
-  (24 B, ``jvm-check`` case ``jdk-atomic-long-x2``), reported as ``counters_jvm_bytes``;
+- ``time-buckets`` ``a`` (4.0.1–4.0.5): ``addMessage`` streams ``values()`` of every map
+  (``getNumberOfDelayedMessages``), so each map holds its cached ``values`` view: 16 B per
+  bucket and one for the outer map, in ``jvm_bytes`` (measured on 4.0.1's own class);
+- ``time-buckets`` ``a+counter`` (4.1.x, 4.2.x, #24430): the same index without the views
+  until ``getBufferMemoryUsage()`` (the broker's stats) streams it (``metric_views_jvm_bytes``);
+  the tracker holds one more object, the ``AtomicLong delayedMessagesCount`` (24 B,
+  ``jvm-check`` case ``jdk-atomic-long-x2``), reported as ``counters_jvm_bytes``;
 - ``time-buckets-long-bitmap`` (master) reports its two ``AtomicLong`` objects the same way.
 
 ``jvm_bytes`` stays the structure the design sizes (the index); ``counters_jvm_bytes`` is the
@@ -22,10 +26,11 @@ from dataclasses import replace
 from trackerlab import releases
 from trackerlab.catalog.designs import CATALOG
 from trackerlab.errors import UsageError
+from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.jvm_long_bitmap import atomic_long
 from trackerlab.sizing.request import SizeRequest, SizeResult
 
-__all__ = ["TRACKER_ALIASES", "request_defaults", "size_for_version"]
+__all__ = ["TRACKER_ALIASES", "request_defaults", "roaring_generation", "size_for_version"]
 
 #: Names ``trackerlab size`` accepts in place of a design -> tracker key of the table.
 TRACKER_ALIASES = {
@@ -58,12 +63,31 @@ def size_for_version(
     design = choice.design
     if design is None or CATALOG[design].build is None:
         return choice, None
+    request = replace(request, roaring=roaring_generation(release))
     if choice.shape is not None and choice.shape in CATALOG[design].shapes:
         request = replace(request, shape=choice.shape)
     elif not CATALOG[design].shapes:
         request = replace(request, shape=None)
     result = CATALOG[design].build(request)
     return choice, annotate(result, choice, release, request)
+
+
+def values_views_bytes(buckets: int, layout: JvmLayout) -> int:
+    """The ``values()`` views a time-bucket index caches once a stream walks it: one per
+    inner map and one for the outer map, each an object with its outer-map reference
+    (fastutil's anonymous ``AbstractObjectCollection``). O(1)."""
+    return (buckets + 1) * layout.instance("L") if buckets else 0
+
+
+def roaring_generation(release: releases.Release) -> str:
+    """The RoaringBitmap ART generation of the release's jar (``JvmLayout.roaring_art``):
+    ``"1.2"`` before RoaringBitmap 1.5.3, else ``"1.6"`` (also when the version is not
+    established). O(1)."""
+    version = release.default("roaringbitmap")
+    if version is None:
+        return "1.6"
+    parts = tuple(int(p) for p in str(version).split(".")[:3])
+    return "1.6" if parts >= (1, 5, 3) else "1.2"
 
 
 def annotate(
@@ -84,10 +108,19 @@ def annotate(
             raise UsageError(f"{release.label}: the single ByteBuf queue cannot hold it ({v1})")
         result.details["v2_segmented_bytes"] = result.jvm_direct_bytes
         result.jvm_direct_bytes = v1
-    if choice.variant == "a+counter":
-        result.details["counters_jvm_bytes"] = atomic_long(layout)
-    elif choice.variant == "a":
-        result.details["counters_jvm_bytes"] = 0
+    if choice.variant in ("a", "a+counter"):
+        views = values_views_bytes(int(result.details.get("buckets", 0)), layout)
+        if choice.variant == "a":
+            # getNumberOfDelayedMessages() streams values() of every map on each addMessage:
+            # each map caches its values view from its first add (4.0.1 measured)
+            result.jvm_bytes = (result.jvm_bytes or 0) + views
+            result.details["values_views_jvm_bytes"] = views
+            result.details["counters_jvm_bytes"] = 0
+        else:
+            # the AtomicLong count spares the adds; getBufferMemoryUsage() (the broker's stats)
+            # still streams values(), after which the views stay (4.2.4 measured)
+            result.details["metric_views_jvm_bytes"] = views
+            result.details["counters_jvm_bytes"] = atomic_long(layout)
     result.details["pulsar_java"] = choice.java
     return result
 

@@ -30,6 +30,23 @@ from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.workloads.stream import DEFAULT_START_MS
 
 TOLERANCE = 0.02
+#: What each group's Java objects are: library classes (JDK, RoaringBitmap, fastutil) the
+#: layout model sizes, or trackerlab's stand-ins for Pulsar structures, which stay only where
+#: no released class exists (``trackerlab jvm-check --pulsar`` checks the released ones).
+SOURCES = {
+    "java-util": "library",
+    "treemap-of-treemaps": "library",
+    "roaring": "library",
+    "roaring64": "library",
+    "navmap": "library",
+    "fastutil": "library",
+    "jdk-concurrent": "library",
+    "timebuckets": "stand-in of a released form (real: --pulsar)",
+    "long-bitmap": "stand-in: master only",
+    "timebuckets-long-bitmap": "stand-in: master only",
+    "pip448": "stand-in: unmerged PIP-448",
+    "proposal": "trackerlab proposal",
+}
 GROUPS = ("java-util", "treemap-of-treemaps", "roaring", "roaring64", "navmap", "fastutil",
           "timebuckets", "jdk-concurrent", "long-bitmap", "timebuckets-long-bitmap",
           "pip448", "proposal")  # fmt: skip
@@ -590,13 +607,12 @@ def build_cases() -> tuple[ProbeCase, ...]:
 CASES = build_cases()
 
 
-def select_cases(
-    patterns: Sequence[str] | None, cases: Sequence[ProbeCase] = CASES
-) -> list[ProbeCase]:
+def select_cases(patterns: Sequence[str] | None, cases: Sequence[Any] = CASES) -> list[Any]:
     """Cases whose name matches any pattern (exact name or shell glob such as ``roaring64-*``);
     all ``cases`` when ``patterns`` is empty. Raises ValueError naming an unmatched pattern.
-    ``cases``: this module's, or more (the design lab's ``proposal-*`` cases live with their
-    models, a layer above, and ``trackerlab jvm-check`` adds them)."""
+    ``cases``: anything with a ``name``: this module's, or more (the design lab's
+    ``proposal-*`` cases live with their models, a layer above, and ``trackerlab jvm-check``
+    adds them; so do ``jvm-check --pulsar``'s real-class cases)."""
     if not patterns:
         return list(cases)
     chosen = []

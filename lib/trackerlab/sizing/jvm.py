@@ -33,6 +33,12 @@ def align(n: int, to: int = 8) -> int:
     return (n + to - 1) // to * to
 
 
+#: RoaringBitmap ART generations: ``"1.6"`` (1.5.3 and later: leaves without prefix or node
+#: type) and ``"1.2"`` (before 1.5.3: every node carries ``nodeType, prefixLength, prefix,
+#: count``). Pulsar pins 1.2.0 up to 4.1.x and 1.6.9 from 4.2.0 (measured from the jars).
+ROARING_ARTS = ("1.6", "1.2")
+
+
 @dataclass(frozen=True)
 class JvmLayout:
     """A HotSpot configuration: compressed oops and compressed class pointers on or off.
@@ -45,6 +51,14 @@ class JvmLayout:
 
     compressed_oops: bool = True
     compressed_class_pointers: bool = True
+    #: The RoaringBitmap generation on the class path, for ``Roaring64Bitmap``'s ART nodes
+    #: (:data:`ROARING_ARTS`): not a HotSpot flag, but a layout the release's jar fixes
+    #: (``trackerlab.sizing.jvm_roaring``).
+    roaring_art: str = "1.6"
+
+    def __post_init__(self) -> None:
+        if self.roaring_art not in ROARING_ARTS:
+            raise ValueError(f"roaring_art must be one of {ROARING_ARTS}, got {self.roaring_art!r}")
 
     @property
     def name(self) -> str:

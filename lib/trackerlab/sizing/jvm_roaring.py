@@ -8,8 +8,9 @@ class modelled here is empty, and so is 1.6.10..1.6.20 as far as fields and grow
 Releases **before 1.5.3** had a heavier ART (PRs #786 "split non-leaf BranchNode from leaf
 nodes", #787, #788 "remove prefixLength", #794 "empty arrays", July-Aug 2025): in 1.3.0 every
 node, leaves included, carried ``nodeType, prefixLength, prefix, count`` and its own
-``byte[0]``, so a leaf cost 40 + 16 B instead of 32 B. Pulsar builds that pinned such a version
-pay about 24 B more per high key; this module does not model them.
+``byte[0]``, so a leaf cost 40 + 16 B instead of 32 B. Pulsar pins 1.2.0 up to 4.1.x (read from
+the released jars); ``JvmLayout.roaring_art = "1.2"`` sizes that ART (:func:`art_size`), checked
+byte for byte against Pulsar 4.0.x's own trackers by ``trackerlab jvm-check --pulsar``.
 
 Two ways in:
 
@@ -293,23 +294,36 @@ def _node_kind(n_children: int) -> int:
     return next(cap for cap in _NODE_CAPACITY if n_children <= cap)
 
 
+def _common_length(a: bytes, b: bytes, depth: int) -> int:
+    """How many bytes two distinct keys share from ``depth`` on (a leaf split). O(6)."""
+    common = 0
+    while a[depth + common] == b[depth + common]:
+        common += 1
+    return common
+
+
+def _mismatch(prefix: bytes, key: bytes, depth: int) -> int:
+    """Where ``key`` from ``depth`` leaves a node's compressed ``prefix`` (``len(prefix)``: it
+    does not). O(len(prefix))."""
+    mismatch = 0
+    while mismatch < len(prefix) and prefix[mismatch] == key[depth + mismatch]:
+        mismatch += 1
+    return mismatch
+
+
 def _art_insert(node: _Branch | bytes | None, key: bytes, depth: int) -> _Branch | bytes:
     """Replay of ``Art.insert(Node, byte[], int, long)`` (1.6.10) on node shapes only."""
     if node is None:
         return key  # a LeafNode
     if isinstance(node, bytes):  # leaf: split into a Node4 over the common part
-        common = 0
-        while node[depth + common] == key[depth + common]:
-            common += 1
+        common = _common_length(node, key, depth)
         n4 = _Branch(key[depth : depth + common], common > 0)
         n4.children[node[depth + common]] = node
         n4.children[key[depth + common]] = key
         return n4
     p = len(node.prefix)
     if p:
-        mismatch = 0
-        while mismatch < p and node.prefix[mismatch] == key[depth + mismatch]:
-            mismatch += 1
+        mismatch = _mismatch(node.prefix, key, depth)
         if mismatch != p:  # split the compressed path
             n4 = _Branch(node.prefix[:mismatch], mismatch > 0)
             n4.children[node.prefix[mismatch]] = node
@@ -341,44 +355,196 @@ def _art_node_bytes(kind: int, layout: JvmLayout) -> int:
     return layout.instance("LSLL") + layout.array(256, "L") + layout.array(4, "J")
 
 
-def art_bytes(keys: Iterable[int], layout: JvmLayout = COMPRESSED) -> int:
-    """Deep size of the ART nodes of a ``Roaring64Bitmap`` whose distinct 48-bit high keys were
-    inserted in this order (``org.roaringbitmap.art``, 1.6.10), without ``Art`` itself.
+@dataclass(frozen=True)
+class ArtSize:
+    """An ART's bytes: ``own`` (its nodes and arrays) and the ``shared`` static objects it
+    points to, which a walk of a structure holding many bitmaps counts once
+    (:func:`art_shared_bytes`): ``empty-bytes`` (``Art.EMPTY_BYTES``, a static ``byte[0]``)
+    and, before 1.5.3, ``type:NAME`` (the ``NodeType`` enum constants every node points to)."""
+
+    own: int
+    shared: frozenset[str]
+
+
+def art_size(keys: Iterable[int], layout: JvmLayout = COMPRESSED) -> ArtSize:
+    """The ART nodes of a ``Roaring64Bitmap`` whose distinct 48-bit high keys were inserted in
+    this order, without ``Art`` itself, for the layout's RoaringBitmap generation
+    (``layout.roaring_art``).
+
+    **1.6** (1.5.3 and later, ``org.roaringbitmap.art`` of 1.6.10):
 
     - ``LeafNode``: ``keyHigh`` int, ``keyLow`` char, ``containerIdx`` long = 32 B per key;
     - inner nodes, path-compressed (a node's ``prefix`` holds the bytes all keys below it
       share), grown Node4 -> 16 -> 48 -> 256 by child count, see :func:`_art_node_bytes`;
-    - ``prefix`` arrays: ``new byte[p]``, or the shared static ``Art.EMPTY_BYTES`` (16 B,
-      counted once) when a node is created with ``p = 0``; a node whose prefix was split down
-      to length 0 keeps its own ``byte[0]`` (``Arrays.copyOfRange``) until it grows.
+    - ``prefix`` arrays: ``new byte[p]``, or the shared static ``Art.EMPTY_BYTES`` when a node
+      is created with ``p = 0``; a node whose prefix was split down to length 0 keeps its own
+      ``byte[0]`` (``Arrays.copyOfRange``) until it grows.
+
+    **1.2** (before 1.5.3; 1.2.0's ``Art.insert``, ``Node``, ``LeafNode``): every node also has
+    ``nodeType`` (a shared enum constant) and ``prefixLength``; a leaf is 40 B with its own
+    ``byte[0]`` prefix, which becomes the static ``EMPTY_BYTES`` when the leaf is split under a
+    new Node4; a node whose prefix is split keeps its array (same length) unless the rest is
+    empty (then a fresh ``byte[0]``); a grown node gets ``new byte[prefixLength]``.
 
     The shape depends on the keys' bytes, so this replays the insertions: O(keys * 6).
     """
+    if layout.roaring_art == "1.2":
+        return _art_size_12(keys, layout)
     root: _Branch | bytes | None = None
     n_keys = 0
     for k in keys:
-        if not 0 <= k < 1 << 48:
-            raise ValueError(f"high keys must be 48-bit, got {k}")
+        _check_key(k)
         root = _art_insert(root, k.to_bytes(6, "big"), 0)
         n_keys += 1
-    total = n_keys * layout.instance("ICJ")
-    shared_empty = False
+    own = n_keys * layout.instance("ICJ")
+    shared: set[str] = set()
     stack = [root] if isinstance(root, _Branch) else []
     while stack:
         node = stack.pop()
-        total += _art_node_bytes(_node_kind(len(node.children)), layout)
+        own += _art_node_bytes(_node_kind(len(node.children)), layout)
         if node.own_prefix:
-            total += layout.array(len(node.prefix), "B")
+            own += layout.array(len(node.prefix), "B")
         else:
-            shared_empty = True
+            shared.add("empty-bytes")
         stack.extend(c for c in node.children.values() if isinstance(c, _Branch))
-    return total + (layout.array(0, "B") if shared_empty else 0)
+    return ArtSize(own, frozenset(shared))
+
+
+def art_bytes(keys: Iterable[int], layout: JvmLayout = COMPRESSED) -> int:
+    """Deep size of one bitmap's ART nodes (:func:`art_size`), its shared statics counted."""
+    size = art_size(keys, layout)
+    return size.own + art_shared_bytes(size.shared, layout)
+
+
+def _check_key(k: int) -> None:
+    if not 0 <= k < 1 << 48:
+        raise ValueError(f"high keys must be 48-bit, got {k}")
+
+
+#: ``NodeType`` constants of RoaringBitmap before 1.5.3 (``org.roaringbitmap.art.NodeType``).
+_NODE_TYPE = {4: "NODE4", 16: "NODE16", 48: "NODE48", 256: "NODE256"}
+
+
+def art_shared_bytes(shared: Iterable[str], layout: JvmLayout = COMPRESSED) -> int:
+    """Bytes of the static objects named by :attr:`ArtSize.shared`, each once: ``byte[0]``
+    for ``empty-bytes``; for ``type:NAME`` the enum constant (``name`` String, ``ordinal``
+    int), its ``String`` (``value``, ``hash``, ``coder``, ``hashIsZero``) and the name's
+    Latin-1 ``byte[]``. O(len(shared))."""
+    total = 0
+    for item in set(shared):
+        if item == "empty-bytes":
+            total += layout.array(0, "B")
+        elif item.startswith("type:"):
+            name = item.removeprefix("type:")
+            total += layout.instance("LI") + layout.instance("LIBZ") + layout.array(len(name), "B")
+        else:
+            raise ValueError(f"unknown shared ART object {item!r}")
+    return total
+
+
+class _Branch12:
+    """A 1.2 ART inner node during the replay of :func:`_art_size_12`: its logical prefix and
+    the length of the ``prefix`` array it owns (never the static one)."""
+
+    __slots__ = ("array_length", "children", "prefix")
+
+    def __init__(self, prefix: bytes) -> None:
+        self.prefix = prefix
+        self.array_length = len(prefix)
+        self.children: dict[int, _Branch12 | _Leaf12] = {}
+
+
+class _Leaf12:
+    __slots__ = ("key", "own_prefix")
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.own_prefix = True  # new LeafNode: super(LEAF_NODE, 0) -> new byte[0]
+
+
+def _art_insert_12(node: _Branch12 | _Leaf12 | None, key: bytes, depth: int):
+    """Replay of 1.2.0's ``Art.insert(Node, byte[], int, long)`` on node shapes only."""
+    if node is None:
+        return _Leaf12(key)
+    if isinstance(node, _Leaf12):  # split: the old leaf takes EMPTY_BYTES
+        common = _common_length(node.key, key, depth)
+        node.own_prefix = False
+        n4 = _Branch12(key[depth : depth + common])
+        n4.children[node.key[depth + common]] = node
+        n4.children[key[depth + common]] = _Leaf12(key)
+        return n4
+    p = len(node.prefix)
+    if p:
+        mismatch = _mismatch(node.prefix, key, depth)
+        if mismatch != p:
+            n4 = _Branch12(node.prefix[:mismatch])
+            n4.children[node.prefix[mismatch]] = node
+            node.prefix = node.prefix[mismatch + 1 :]
+            if not node.prefix:  # "node.prefix = new byte[0]"; else the same array
+                node.array_length = 0
+            n4.children[key[depth + mismatch]] = _Leaf12(key)
+            return n4
+        depth += p
+    byte = key[depth]
+    child = node.children.get(byte)
+    before = _node_kind(len(node.children))
+    node.children[byte] = _Leaf12(key) if child is None else _art_insert_12(child, key, depth + 1)
+    if _node_kind(len(node.children)) != before:  # grown: new NodeX(prefixLength)
+        node.array_length = len(node.prefix)
+    return node
+
+
+def _art_node_bytes_12(kind: int, layout: JvmLayout) -> int:
+    """A 1.2 inner node: ``Node``'s ``nodeType, prefixLength, prefix, count`` and the same
+    per-kind fields and arrays as 1.6 (:func:`_art_node_bytes`)."""
+    base = "LBLS"
+    if kind == 4:
+        return layout.instance(base + "IL") + layout.array(4, "L")
+    if kind == 16:
+        return layout.instance(base + "JJL") + layout.array(16, "L")
+    if kind == 48:
+        return layout.instance(base + "LL") + layout.array(32, "J") + layout.array(48, "L")
+    return layout.instance(base + "LL") + layout.array(256, "L") + layout.array(4, "J")
+
+
+def _art_size_12(keys: Iterable[int], layout: JvmLayout) -> ArtSize:
+    root = None
+    for k in keys:
+        _check_key(k)
+        root = _art_insert_12(root, k.to_bytes(6, "big"), 0)
+    own, shared = 0, set()
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Leaf12):
+            own += layout.instance("LBLSJJ")
+            shared.add("type:LEAF_NODE")
+            if node.own_prefix:
+                own += layout.array(0, "B")
+            else:
+                shared.add("empty-bytes")
+            continue
+        kind = _node_kind(len(node.children))
+        own += _art_node_bytes_12(kind, layout) + layout.array(node.array_length, "B")
+        shared.add(f"type:{_NODE_TYPE[kind]}")
+        stack.extend(node.children.values())
+    return ArtSize(own, frozenset(shared))
 
 
 def roaring64_bitmap_from_containers(
     keys: Sequence[int], containers: Sequence[Container], layout: JvmLayout = COMPRESSED
 ) -> int:
-    """Deep size of a ``Roaring64Bitmap`` (1.6.10) whose high keys were inserted in this order.
+    """Deep size of one ``Roaring64Bitmap`` whose high keys were inserted in this order, its
+    shared statics counted (:func:`roaring64_bitmap_parts`). O(keys * 6)."""
+    parts = roaring64_bitmap_parts(keys, containers, layout)
+    return parts.own + art_shared_bytes(parts.shared, layout)
+
+
+def roaring64_bitmap_parts(
+    keys: Sequence[int], containers: Sequence[Container], layout: JvmLayout = COMPRESSED
+) -> ArtSize:
+    """A ``Roaring64Bitmap`` whose high keys were inserted in this order, as its own bytes and
+    the ART's shared statics, which a structure of many bitmaps counts once.
 
     ``Roaring64Bitmap``: ``highLowContainer`` (16 B); ``HighLowContainer``: ``art, containers``
     (24 B); ``Art``: ``root``, ``keySize`` long (24 B); ``Containers``: ``containerArrays``
@@ -386,7 +552,7 @@ def roaring64_bitmap_from_containers(
     ``ArrayList``: ``elementData``, ``size``, ``modCount`` (24 B), created by
     ``new ArrayList<>(0)`` so its array is the shared empty ``Object[0]`` (16 B) until the first
     container makes it ``Object[1]``; one ``Container[]`` (:func:`art_container_array_capacity`);
-    the ART (:func:`art_bytes`); the containers. Empty 136 B; one value 248 B.
+    the ART (:func:`art_size`); the containers. Empty 136 B; one value 248 B (1.6).
     """
     if len(keys) != len(containers):
         raise ValueError("one container per key")
@@ -400,12 +566,9 @@ def roaring64_bitmap_from_containers(
         + layout.array(1 if n else 0, "L")
     )
     container_array = layout.array(art_container_array_capacity(n), "L") if n else 0
-    return (
-        fixed
-        + container_array
-        + art_bytes(keys, layout)
-        + sum(container_bytes(c, layout) for c in containers)
-    )
+    art = art_size(keys, layout)
+    own = fixed + container_array + art.own + sum(container_bytes(c, layout) for c in containers)
+    return ArtSize(own, art.shared)
 
 
 def roaring64_bitmap_bytes(
@@ -428,6 +591,15 @@ def roaring64_bitmap_bytes(
     chunks = list(chunks)
     containers = _containers(chunks, 48, run_optimize, trim)
     return roaring64_bitmap_from_containers([c.key for c in chunks], containers, layout)
+
+
+def roaring64_bitmap_size(
+    chunks: Iterable[Chunk], *, run_optimize: bool = False, layout: JvmLayout = COMPRESSED
+) -> ArtSize:
+    """:func:`roaring64_bitmap_bytes` as own bytes and shared statics. O(chunks * 6)."""
+    chunks = list(chunks)
+    containers = _containers(chunks, 48, run_optimize, False)
+    return roaring64_bitmap_parts([c.key for c in chunks], containers, layout)
 
 
 # --------------------------------------------------------------------------- NavigableMap

@@ -10,10 +10,10 @@ holds the three columns, never mixed: ``python_bytes`` (measured, :mod:`trackerl
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from trackerlab.params import check_choice, check_int
-from trackerlab.sizing.jvm import LAYOUTS, JvmLayout
+from trackerlab.sizing.jvm import LAYOUTS, ROARING_ARTS, JvmLayout
 from trackerlab.workloads.stream import Workload
 
 #: Design options a request carries, with what they mean (``trackerlab size --help``).
@@ -24,6 +24,7 @@ OPTIONS = {
     "layout": "JVM layout: compressed, uncompressed-oops or uncompressed",
     "run_optimize": "run-optimize the bitmaps (an improvement, not Pulsar's behaviour)",
     "shape": "the Java declaration to size, one of the design's shapes (default: its first)",
+    "roaring": "RoaringBitmap ART generation: 1.6 (1.5.3 and later) or 1.2 (before 1.5.3)",
 }
 
 
@@ -38,16 +39,18 @@ class SizeRequest:
     layout: str = "compressed"
     run_optimize: bool = False
     shape: str | None = None
+    roaring: str = "1.6"
 
     def __post_init__(self) -> None:
         check_int("--nack-precision-bits", self.trim_bits, 0, 62)
         check_int("--tick (ms)", self.tick_ms, 1)
         check_int("--ledgers", self.ledgers, 1)
         check_choice("--layout", self.layout, LAYOUTS)
+        check_choice("RoaringBitmap ART generation", self.roaring, ROARING_ARTS)
 
     @property
     def jvm_layout(self) -> JvmLayout:
-        return LAYOUTS[self.layout]
+        return replace(LAYOUTS[self.layout], roaring_art=self.roaring)
 
 
 #: The byte columns of a SizeResult, in display order.

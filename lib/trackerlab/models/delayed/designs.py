@@ -89,6 +89,8 @@ def _bucket_run(request: SizeRequest, run_optimize: bool) -> BucketRun:
         request.tick_ms,
         run_optimize=run_optimize or request.run_optimize,
         layout=request.layout,
+        roaring=request.roaring,
+        shape=request.shape or SHAPES[0],
         formula="timebucket",
     )
 

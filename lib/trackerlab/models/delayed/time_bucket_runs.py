@@ -10,7 +10,7 @@ way everywhere.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from trackerlab.models.delayed.time_buckets import BucketDelayedTracker, precision_bits_for_tick
@@ -44,6 +44,8 @@ class BucketRun:
     shape: str = "avl-openhash"
     run_optimize: bool = False
     layout: str = "compressed"
+    #: RoaringBitmap ART generation of the release (``JvmLayout.roaring_art``)
+    roaring: str = "1.6"
     #: the published theory column: "pip393" (seed 000) or "timebucket" (seed 001)
     formula: str = "pip393"
     tick_ms: int | None = None
@@ -117,7 +119,7 @@ def measure(run: BucketRun, python: bool = True) -> BucketSizes:
     """Build ``run`` and size it; cached per run within a process."""
     index = build_index(run)
     stats = index.stats()
-    layout = LAYOUTS[run.layout]
+    layout = replace(LAYOUTS[run.layout], roaring_art=run.roaring)
     m = run.messages_per_bucket
     corrected = theory.corrected_bucket_bytes_per_entry(
         m,

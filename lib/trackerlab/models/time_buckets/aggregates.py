@@ -262,6 +262,9 @@ def index_bytes(
     :func:`bitmap_bytes`. O(distinct ledger counts)."""
     nb = agg.buckets
     jvm = tbs.outer_map_bytes(shape, nb, layout) + agg.bitmap_bytes[f"jvm_{variant}"]
+    if agg.bitmaps:  # the ART statics every leaf shares, once (RoaringBitmap before 1.5.3);
+        # those of multi-chunk bitmaps (<= 2 more objects, 128 B) are not in the aggregates
+        jvm += tbs.art_shared_bytes_for(np.array([1]), layout)
     python = agg.bitmap_bytes[f"python_{variant}"]
     python += dict_getsizeof(nb) + _sorted_dict_extra()
     if nb:

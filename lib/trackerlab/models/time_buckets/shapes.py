@@ -59,20 +59,27 @@ def _inner(shape: str, n_ledgers: int, layout: JvmLayout) -> int:
 
 @cache
 def _single_key_overhead(layout: JvmLayout) -> int:
-    """A Roaring64Bitmap with one high key, minus its container (200 B compressed)."""
+    """A Roaring64Bitmap with one high key, minus its container and the ART's shared statics
+    (200 B compressed, RoaringBitmap 1.6; 224 B with 1.2's heavier leaf)."""
     probe = jr.Container("bitmap", 1)
-    return jr.roaring64_bitmap_from_containers([0], [probe], layout) - jr.container_bytes(
-        probe, layout
-    )
+    parts = jr.roaring64_bitmap_parts([0], [probe], layout)
+    return parts.own - jr.container_bytes(probe, layout)
 
 
 @cache
-def _multi_key_overhead(n_keys: int, layout: JvmLayout) -> int:
+def _single_key_shared(layout: JvmLayout) -> frozenset[str]:
+    return jr.roaring64_bitmap_parts([0], [jr.Container("bitmap", 1)], layout).shared
+
+
+@cache
+def _multi_key_parts(n_keys: int, layout: JvmLayout) -> jr.ArtSize:
     """A Roaring64Bitmap with ``n_keys`` high keys below 256, minus its containers: the same
-    ART (one Node4/16/48/256 with a 5-byte prefix over ``n_keys`` leaves) for any such keys."""
+    ART (one Node4/16/48/256 with a 5-byte prefix over ``n_keys`` leaves) for any such keys.
+    Shared statics apart."""
     chunks = [jr.Chunk(k, 1) for k in range(n_keys)]
     probe = jr.container_bytes(jr.container(jr.Chunk(0, 1)), layout)
-    return jr.roaring64_bitmap_bytes(chunks, layout=layout) - n_keys * probe
+    parts = jr.roaring64_bitmap_size(chunks, layout=layout)
+    return jr.ArtSize(parts.own - n_keys * probe, parts.shared)
 
 
 @cache
@@ -133,6 +140,7 @@ def jvm_bytes_from_content(
     total += int(containers[starts[single]].sum()) + int(single.sum()) * _single_key_overhead(
         layout
     )
+    shared = set(_single_key_shared(layout)) if single.any() else set()
     # bitmaps whose high keys are all below 256 (entry ids below 2^24): the ART is one inner
     # node under a shared 5-byte prefix, so the overhead depends on the key count only
     max_key = np.maximum.reduceat(content[:, CHUNK], starts)
@@ -141,14 +149,20 @@ def jvm_bytes_from_content(
         owner = np.repeat(small, chunks_per_bitmap)
         total += int(containers[owner].sum())
         keys, counts = np.unique(chunks_per_bitmap[small], return_counts=True)
-        total += sum(
-            int(c) * _multi_key_overhead(int(k), layout) for k, c in zip(keys, counts, strict=True)
-        )
+        for k, c in zip(keys.tolist(), counts.tolist(), strict=True):
+            parts = _multi_key_parts(int(k), layout)
+            total += int(c) * parts.own
+            shared |= parts.shared
     large = ~single & ~small
     for s, n in zip(starts[large].tolist(), chunks_per_bitmap[large].tolist(), strict=True):
         rows = content[s : s + n]
         chunks = [jr.Chunk(int(r[CHUNK]), int(r[CARD]), int(r[RUNS])) for r in rows]
-        total += jr.roaring64_bitmap_bytes(chunks, run_optimize=run_optimize, layout=layout)
+        parts = jr.roaring64_bitmap_size(chunks, run_optimize=run_optimize, layout=layout)
+        total += parts.own
+        shared |= parts.shared
+    # the ART's static objects (an empty byte[], the NodeType constants of RoaringBitmap
+    # before 1.5.3) are shared by every bitmap: a walk of the structure counts each once
+    total += jr.art_shared_bytes(shared, layout)
     return total + _inner_maps(content, new_bitmap, shape, layout)
 
 
@@ -206,8 +220,18 @@ def container_bytes(
 
 def roaring64_fixed_bytes(n_chunks: int, layout: JvmLayout = COMPRESSED) -> int:
     """A ``Roaring64Bitmap`` with ``n_chunks`` high keys below 256 (entry ids below 2^24), its
-    containers excluded. Such keys share their first five bytes, so the ART is one inner node
-    (Node4/16/48/256 by count) with a 5-byte prefix over the leaves, whatever the keys."""
+    containers and the ART's shared statics excluded (:func:`art_shared_bytes_for`). Such keys
+    share their first five bytes, so the ART is one inner node (Node4/16/48/256 by count) with
+    a 5-byte prefix over the leaves, whatever the keys."""
     if not 1 <= n_chunks <= 256:
         raise ValueError(f"n_chunks must be in 1..256, got {n_chunks}")
-    return _multi_key_overhead(n_chunks, layout)
+    return _multi_key_parts(n_chunks, layout).own
+
+
+def art_shared_bytes_for(chunk_counts: np.ndarray, layout: JvmLayout = COMPRESSED) -> int:
+    """The ART statics a structure of bitmaps with these chunk counts (each 1..256, keys below
+    256) shares, counted once. O(distinct counts)."""
+    shared: set[str] = set()
+    for n in np.unique(np.asarray(chunk_counts, dtype=np.int64)).tolist():
+        shared |= _single_key_shared(layout) if n == 1 else _multi_key_parts(int(n), layout).shared
+    return jr.art_shared_bytes(shared, layout)
