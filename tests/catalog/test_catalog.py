@@ -50,7 +50,9 @@ def test_names_by_capability():
         "pip448-topic-index",
     )
     assert "nack-pair-map" in CATALOG.names("from_counts")
-    assert "pip195-buckets" not in CATALOG.names("build")
+    # PIP-195 builds its state before the first seal (jvm-check --pulsar holds it to the class)
+    assert "pip195-buckets" in CATALOG.names("build")
+    assert "delay-level-topics" not in CATALOG.names("build")
 
 
 @pytest.mark.parametrize(

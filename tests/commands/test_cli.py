@@ -88,7 +88,8 @@ def test_python_dash_m_and_console_script_agree(cli):
         (["size", "nope"], ["unknown design 'nope'"]),
         (["size", "heap"], ["unknown design 'heap'; did you mean 'triple-heap'?"]),
         (["size", "nack-buckets"], ["did you mean 'nack-time-buckets'?"]),
-        (["size", "pip195-buckets"], ["design 'pip195-buckets' cannot be used here"]),
+        (["size", "delay-level-topics"], ["design 'delay-level-topics' cannot be used here"]),
+        (["size", "pip195-buckets"], ["pip195-buckets: the bucket seals at entry 50,000"]),
         (["size"], ["size needs a DESIGN"]),
         (
             ["size", "x", "--messages=-5"],

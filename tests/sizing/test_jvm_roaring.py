@@ -8,6 +8,7 @@ JVM comparison is tests/sizing/test_jvm_probe.py)."""
 from __future__ import annotations
 
 import array
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from pyroaring import BitMap, BitMap64
 from tests.reference.roaring import NaiveRoaringBitmap
 from trackerlab.jvmcheck.cases import chunks_in_insertion_order
 from trackerlab.sizing import jvm_roaring as jr
-from trackerlab.sizing.jvm import UNCOMPRESSED_OOPS
+from trackerlab.sizing.jvm import COMPRESSED, UNCOMPRESSED_OOPS
 
 
 def chunks(values) -> list[jr.Chunk]:
@@ -312,3 +313,45 @@ def test_sorted_distinct():
     v = np.array([5, 3, 5, 0, 3], dtype=np.uint64)
     assert jr.sorted_distinct(v).tolist() == [0, 3, 5]
     assert jr.sorted_distinct(np.array([], dtype=np.uint32)).size == 0
+
+
+# --------------------------------------------------------------------------- RoaringBitmap 1.2
+
+
+L12 = replace(COMPRESSED, roaring_art="1.2")
+
+
+def test_roaring_1_2_leaf_is_heavier_by_its_own_prefix_and_node_type():
+    """1.2.0's ``LeafNode`` keeps ``Node``'s ``nodeType`` (ref), ``prefixLength`` (byte),
+    ``prefix`` (ref) and ``count`` (short) beside ``key`` and ``containerIdx`` (longs):
+    12 + 4 + 4 + 2 + 1 -> 24, + 16 = 40 B (1.6: ``keyHigh`` int, ``keyLow`` char,
+    ``containerIdx`` long = 32 B); its ``new byte[0]`` prefix is 16 B. The shared
+    ``NodeType.LEAF_NODE`` constant: Enum (name, ordinal) 24 B + its String 24 B +
+    ``byte[9]`` "LEAF_NODE" 32 B = 80 B, once per structure."""
+    one = [jr.Chunk(0, 200, 1)]
+    assert jr.roaring64_bitmap_bytes(one, layout=L12) - jr.roaring64_bitmap_bytes(one) == (
+        (40 - 32) + 16 + 80
+    )
+    parts = jr.roaring64_bitmap_size(one, layout=L12)
+    assert parts.shared == frozenset({"type:LEAF_NODE"})
+    assert jr.art_shared_bytes(parts.shared, L12) == 80
+
+
+def test_roaring_1_2_split_leaf_takes_the_static_empty_prefix():
+    """Two keys under one Node4: ``Art.insert`` gives the split leaf the static
+    ``EMPTY_BYTES`` and the new leaf its own ``byte[0]``; the Node4 gets ``byte[5]`` (16 + 5 ->
+    24 B). Node4: Node's fields + ``key`` int + ``children`` ref = 32 B, ``Node[4]`` 32 B."""
+    size = jr.art_size([0, 1], L12)
+    assert size.own == 2 * 40 + 16 + (32 + 32) + 24
+    assert size.shared == frozenset({"type:LEAF_NODE", "type:NODE4", "empty-bytes"})
+
+
+def test_range_adds_grow_before_the_array_is_full():
+    """``add(x, x + 1)``: ``char[1]``, then ``iadd`` grows when ``newCardinality >= length``
+    to ``max(computeCapacity(length), newCardinality)``: 1, 2, 4, 8 (at the 4th value), 16 at
+    the 8th, 32 at the 16th; 4096 within 1/16 of the maximum."""
+    assert jr.RANGE_ADD_CAPACITIES[:9] == (1, 2, 4, 8, 8, 8, 8, 16, 16)
+    assert jr.array_capacity_range_adds(16) == 32 and jr.array_capacity_range_adds(15) == 16
+    assert jr.array_capacity_range_adds(4096) == 4096
+    with pytest.raises(ValueError):
+        jr.array_capacity_range_adds(0)

@@ -100,6 +100,34 @@ def array_capacity(cardinality: int) -> int:
     return ARRAY_CAPACITIES[bisect.bisect_left(ARRAY_CAPACITIES, cardinality)]
 
 
+def _range_add_capacities() -> tuple[int, ...]:
+    """``content.length`` after n single-value range adds, n = 1..4096 (index n - 1)."""
+    caps, cap = [1], 1  # Container.rangeOfOnes -> new ArrayContainer(start, start + 1)
+    for new_card in range(2, ARRAY_MAX_CARDINALITY + 1):
+        if new_card >= cap:  # ArrayContainer.iadd: grows when newcardinality >= length
+            cap = max(_compute_capacity(cap), new_card)  # calculateCapacity(newcardinality)
+            if cap > ARRAY_MAX_CARDINALITY - ARRAY_MAX_CARDINALITY // 16:
+                cap = ARRAY_MAX_CARDINALITY
+        caps.append(cap)
+    return tuple(caps)
+
+
+#: ``content.length`` of an array container built by ``RoaringBitmap.add(x, x + 1)`` of
+#: ``n`` distinct values (index ``n - 1``): 1, 2, 4, 8, 8, 8, 8, 16, ...
+RANGE_ADD_CAPACITIES = _range_add_capacities()
+
+
+def array_capacity_range_adds(cardinality: int) -> int:
+    """``content.length`` of an ``ArrayContainer`` built by one-value range adds
+    (``RoaringBitmap.add(long, long)``, PIP-195's ``Bucket.putIndexBit``): the first value makes
+    ``char[1]`` (``Container.rangeOfOnes``), then ``iadd`` grows the array to
+    ``max(computeCapacity(length), newCardinality)`` whenever ``newCardinality >= length``
+    (1.2.0 and 1.6.9 alike). O(1)."""
+    if not 1 <= cardinality <= ARRAY_MAX_CARDINALITY:
+        raise ValueError(f"array cardinality must be in 1..4096, got {cardinality}")
+    return RANGE_ADD_CAPACITIES[cardinality - 1]
+
+
 def run_capacity(runs: int) -> int:
     """Run capacity (``valueslength.length / 2``) of a ``new RunContainer()`` (``char[8]``) grown
     by ``add`` to ``runs`` runs: ``makeRoomAtIndex`` applies ``computeCapacity`` to the char

@@ -12,6 +12,9 @@ tracker (table key)       real class and method (harness kind)
                           rooted at ``priorityQueue`` or ``delayedMessageMap``
 ``nack``                  ``NegativeAcksTracker.add(MessageId)`` (``nack-tracker``), rooted
                           at ``nackedMessages``
+``delayed_bucket``        ``BucketDelayedDeliveryTracker.addMessage`` (PIP-195, 3.0+,
+                          ``bucket-tracker``), rooted at the mutable bucket's queue and
+                          bitmaps and the shared queue
 ``pending_acks``          ``PendingAcksMap.addPendingAckIfAllowed`` (4.0+,
                           ``pending-acks-map``), rooted at ``pendingAcks``; before 4.0
                           ``Consumer.pendingAcks`` as Consumer builds it
@@ -63,13 +66,21 @@ class RealCase:
 
     def applies_to(self, build: PulsarBuild) -> bool:
         """Whether this release build has the case's class (broker classes need the broker)."""
-        return not (build.client_only and self.tracker in ("delayed", "pending_acks"))
+        broker = ("delayed", "delayed_bucket", "pending_acks")
+        return not (build.client_only and self.tracker in broker)
 
 
 def _delayed(name: str, description: str, messages: int, rate: float, delay: str,
              per_ledger: int = 50_000) -> RealCase:  # fmt: skip
     w = Workload.from_options(messages, rate, delay=delay, entries_per_ledger=per_ledger)
     return RealCase(name, "delayed", description, SizeRequest(w, tick_ms=1000))
+
+
+def _bucket(case: RealCase) -> RealCase:
+    """The same messages in PIP-195's tracker (the opt-in factory)."""
+    description = case.description + " (PIP-195 tracker)"
+    name = case.name.replace("delayed-", "pip195-")
+    return RealCase(name, "delayed_bucket", description, case.request)
 
 
 def _nack(name: str, description: str, messages: int, rate: float, pattern: str) -> RealCase:
@@ -101,13 +112,17 @@ def _clustered_high_keys() -> np.ndarray:
 
 
 #: Delays are longer than the 1 s tick, so every message is tracked by model and class alike.
-CASES: tuple[RealCase, ...] = (
+_DELAYED = (
     _delayed("delayed-spread-1k", "1,000 messages at 1/ms, delays uniform 2 s – 1 h",
              1_000, 1.0, "uniform:2s:1h"),
     _delayed("delayed-fixed-20k", "20,000 messages at 10/ms, one fixed 10 min delay",
              20_000, 10.0, "fixed:10min"),
     _delayed("delayed-spread-20k", "20,000 messages at 2/ms over 3 ledgers of 8,000 entries, "
              "delays uniform 2 s – 1 h", 20_000, 2.0, "uniform:2s:1h", per_ledger=8_000),
+)  # fmt: skip
+CASES: tuple[RealCase, ...] = (
+    *_DELAYED,
+    *(_bucket(c) for c in _DELAYED),
     _nack("nack-1k", "1,000 nacks at 1/ms, 60 s redelivery delay", 1_000, 1.0, "all"),
     _nack("nack-sparse-20k", "20,000 messages at 5/ms, 10% nacked", 20_000, 5.0, "fraction:0.1"),
     _pending("pending-acks-1k", "1,000 pending acks in 1 ledger", 1_000, 1),
@@ -195,7 +210,12 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
     if model is None or choice.design is None:
         return None
     metric = None
-    if case.tracker == "delayed":
+    if case.tracker == "delayed_bucket":
+        rows = _delayed_rows(case.request.workload)
+        harness = HarnessCase(case.name, "bucket-tracker", rows,
+                              {"tick_ms": case.request.tick_ms, "clock_ms": 0})  # fmt: skip
+        metric = int(model.details["bytes_capacity"])
+    elif case.tracker == "delayed":
         rows = _delayed_rows(case.request.workload)
         harness = HarnessCase(case.name, "delayed-tracker", rows,
                               {"tick_ms": case.request.tick_ms, "clock_ms": 0})  # fmt: skip

@@ -43,6 +43,7 @@ KINDS = (
     "delayed-tracker",
     "nack-tracker",
     "roaring64",
+    "bucket-tracker",
 )
 
 

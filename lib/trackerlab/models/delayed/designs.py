@@ -8,7 +8,8 @@ delayed``); :mod:`trackerlab.catalog` registers them by name.
 
 from __future__ import annotations
 
-from trackerlab.models.delayed import aggregated
+from trackerlab.errors import UsageError
+from trackerlab.models.delayed import aggregated, pip195_mutable
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.heap_counts import heap_sizes
 from trackerlab.models.delayed.time_bucket_runs import BucketRun, size_result
@@ -147,6 +148,39 @@ TIME_BUCKETS_RUNS = Design(
     shapes=SHAPES,
     proposal=True,
 )
+
+
+def size_pip195(request: SizeRequest) -> SizeResult:
+    """The released tracker's mutable bucket and shared queue before the first bucket seals
+    (:mod:`~trackerlab.models.delayed.pip195_mutable`); a workload that seals one is refused:
+    ``simulate delayed`` runs what follows. Entries due within a tick are not tracked.
+    O(n log n)."""
+    ledger, entry, publish, deliver_at = last_message_per_entry(request.workload)
+    tracked = deliver_at > publish + request.tick_ms
+    ledger, entry, deliver_at = ledger[tracked], entry[tracked], deliver_at[tracked]
+    seal = pip195_mutable.first_seal(ledger)
+    if seal is not None:
+        raise UsageError(
+            f"pip195-buckets: the bucket seals at entry {seal:,} (ledger {int(ledger[seal])}, "
+            f"after {pip195_mutable.MIN_INDEX_COUNT_PER_BUCKET:,} indexes); size builds the "
+            "state before the first seal: run 'trackerlab simulate delayed --designs "
+            "pip195-buckets' for the buckets"
+        )
+    index = pip195_mutable.mutable_index(ledger, entry, deliver_at, request.jvm_layout)
+    return SizeResult(
+        structure="pip195-buckets",
+        entries=index.entries,
+        jvm_bytes=index.heap_bytes,
+        jvm_direct_bytes=index.direct_bytes,
+        details={
+            "bytes_capacity": index.buffer_memory_usage_bytes,
+            "queues_heap_bytes": index.queues_heap_bytes,
+            "bitmaps_heap_bytes": index.bitmaps_heap_bytes,
+            "entries_not_tracked": int((~tracked).sum()),
+        },
+    )
+
+
 PIP195_BUCKETS = Design(
     tracker=DELAYED,
     summary="PIP-195: ledger-range buckets, snapshot segments in BookKeeper, one segment "
@@ -156,6 +190,8 @@ PIP195_BUCKETS = Design(
     prs=("#16763", "#26251"),
     releases="3.0 and later (opt-in factory)",
     memory="direct + heap",
+    options=("tick_ms", "layout"),
+    build=size_pip195,
     simulate=aggregated.pip195_design,
     columns=("jvm",),
 )

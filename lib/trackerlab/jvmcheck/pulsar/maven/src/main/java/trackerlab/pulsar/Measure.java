@@ -64,13 +64,17 @@ final class Measure {
         return VM.current().details();
     }
 
-    /** JOL's graph of root with the ByteBufs of these slots detached (not counted). */
+    /** JOL's graph of the roots with the ByteBufs of these slots detached (not counted). */
     static GraphLayout heap(Object root, List<Slot> slots) throws IllegalAccessException {
+        return heap(new Object[] {root}, slots);
+    }
+
+    static GraphLayout heap(Object[] roots, List<Slot> slots) throws IllegalAccessException {
         for (Slot s : slots) {
             s.put(null);
         }
         try {
-            return GraphLayout.parseInstance(root);
+            return GraphLayout.parseInstance(roots);
         } finally {
             for (Slot s : slots) {
                 s.put(s.buf);

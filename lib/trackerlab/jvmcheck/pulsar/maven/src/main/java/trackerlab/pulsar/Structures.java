@@ -73,6 +73,8 @@ final class Structures {
                 return Structures::nackTracker;
             case "roaring64":
                 return Structures::roaring64;
+            case "bucket-tracker":
+                return Structures::bucketTracker;
             default:
                 throw new IllegalArgumentException("unknown kind " + kind);
         }
@@ -251,6 +253,80 @@ final class Structures {
         }
         result.added = added;
         result.root = "InMemoryDelayedDeliveryTracker." + rootField;
+        return result;
+    }
+
+    /** PIP-195 (3.0+): {@code BucketDelayedDeliveryTracker.addMessage(ledgerId, entryId,
+     * deliverAt)} with a mocked dispatcher whose cursor has no properties (nothing to
+     * recover), a mocked {@code BucketSnapshotStorage} kept in memory, a mocked Timer and a
+     * fixed Clock; params tick_ms, min_index_count (minIndexCountPerBucket), clock_ms; rows
+     * (deliverAt, ledgerId, entryId). Rooted at the mutable bucket's {@code priorityQueue} and
+     * {@code delayedIndexBitMap} and the tracker's {@code sharedBucketPriorityQueue}: what the
+     * tracker holds in memory, immutable buckets apart. */
+    static Result bucketTracker(long[][] rows, Map<String, String> params) throws Exception {
+        Class<?> type = Class.forName(
+                "org.apache.pulsar.broker.delayed.bucket.BucketDelayedDeliveryTracker");
+        Class<?> storageType = Class.forName(
+                "org.apache.pulsar.broker.delayed.bucket.BucketSnapshotStorage");
+        Constructor<?> ctor = null;
+        for (Constructor<?> c : type.getDeclaredConstructors()) {
+            Class<?>[] p = c.getParameterTypes();
+            if (p.length == 10 && p[3] == Clock.class) {
+                ctor = c;
+            }
+        }
+        if (ctor == null) {
+            throw new IllegalStateException("no BucketDelayedDeliveryTracker constructor with a "
+                    + "Clock and 10 parameters");
+        }
+        ctor.setAccessible(true);
+        Class<?> dispatcherType = ctor.getParameterTypes()[0];
+        Object dispatcher = mock(dispatcherType);
+        Class<?> cursorType = Class.forName("org.apache.bookkeeper.mledger.ManagedCursor");
+        Object cursor = mock(cursorType);
+        when(dispatcherType.getMethod("getCursor").invoke(dispatcher)).thenReturn(cursor);
+        when(dispatcherType.getMethod("getName").invoke(dispatcher)).thenReturn("trackerlab");
+        Timer timer = mock(Timer.class);
+        Clock clock = Clock.fixed(Instant.ofEpochMilli(Long.parseLong(params.getOrDefault("clock_ms",
+                "0"))), ZoneOffset.UTC);
+        long poolBefore = Measure.poolDirectBytes();
+        Object tracker = ctor.newInstance(dispatcher, timer,
+                Long.parseLong(params.getOrDefault("tick_ms", "1000")), clock, false,
+                mock(storageType), Long.parseLong(params.getOrDefault("min_index_count", "50000")),
+                300_000L, 5000, -1);
+        Method add = type.getMethod("addMessage", long.class, long.class, long.class);
+        long added = 0;
+        for (long[] r : rows) {
+            if ((Boolean) add.invoke(tracker, r[1], r[2], r[0])) {
+                added++;
+            }
+        }
+        Object mutable = Reflect.get(tracker, "lastMutableBucket");
+        Object[] roots = {Reflect.get(mutable, "priorityQueue"),
+            Reflect.get(mutable, "delayedIndexBitMap"), Reflect.get(tracker, "sharedBucketPriorityQueue")};
+        List<Measure.Slot> buffers = new java.util.ArrayList<>();
+        for (Object root : roots) {
+            buffers.addAll(Measure.byteBufs(root));
+        }
+        Result result = new Result();
+        result.heap(Measure.heap(roots, buffers));
+        long objects = Measure.bufferObjects(buffers);
+        result.heapBytes += objects;
+        result.classes += "," + "ByteBuf*" + buffers.size() + "=" + objects;
+        result.directPoolDelta = Measure.poolDirectBytes() - poolBefore;
+        result.directCapacity = Measure.bufferCapacity(buffers);
+        result.directReserved = Measure.bufferReserved(buffers);
+        result.bufferMemoryUsage = ((Number) type.getMethod("getBufferMemoryUsage")
+                .invoke(tracker)).longValue();
+        Object immutable = Reflect.get(tracker, "immutableBuckets");
+        int sealed = ((Map<?, ?>) immutable.getClass().getMethod("asMapOfRanges")
+                .invoke(immutable)).size();
+        if (sealed != 0) {
+            throw new IllegalStateException(sealed + " bucket(s) sealed: the case must stay "
+                    + "below minIndexCountPerBucket");
+        }
+        result.added = added;
+        result.root = "BucketDelayedDeliveryTracker (mutable bucket + shared queue)";
         return result;
     }
 
