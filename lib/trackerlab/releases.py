@@ -120,6 +120,21 @@ class Release:
             raise UsageError(f"unknown setting {knob!r}; choose one of: {', '.join(self.defaults)}")
         return self.defaults[knob].value
 
+    @property
+    def roaring_art(self) -> str:
+        """The RoaringBitmap ART generation of the release's jar (``JvmLayout.roaring_art``,
+        ``sizing.jvm.ROARING_ARTS``): ``"1.6"`` from RoaringBitmap 1.5.3 (also when the version
+        is not established), ``"1.2"`` from 0.9.40, ``"0.9.36"`` from 0.9.36, else ``"0.9"``.
+        O(1)."""
+        version = self.default("roaringbitmap")
+        if version is None:
+            return "1.6"
+        parts = tuple(int(p) for p in str(version).split(".")[:3])
+        for first, generation in (((1, 5, 3), "1.6"), ((0, 9, 40), "1.2"), ((0, 9, 36), "0.9.36")):
+            if parts >= first:
+                return generation
+        return "0.9"
+
     def designs(self) -> dict[str, str | None]:
         """Tracker -> design, for every tracker of the table."""
         return {t: c.design for t, c in self.choices.items()}

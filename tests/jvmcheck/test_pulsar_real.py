@@ -143,6 +143,8 @@ def test_maven_failures_name_what_is_missing(tmp_path):
     assert "Structures.java" in str(exc)
     log.write_text("[ERROR] Unknown host repo.maven.apache.org\n")
     assert "not reachable" in str(maven._failure("4.2.4", log))
+    log.write_text("[ERROR] No plugin found for prefix 'dependency' in the current project\n")
+    assert "not reachable" in str(maven._failure("4.2.4", log))
 
 
 def test_unknown_release_is_one_line_listing_the_known_ones():

@@ -355,3 +355,18 @@ def test_range_adds_grow_before_the_array_is_full():
     assert jr.array_capacity_range_adds(4096) == 4096
     with pytest.raises(ValueError):
         jr.array_capacity_range_adds(0)
+
+
+def test_roaring_0_9_split_leaves_keep_their_prefix_and_containers_has_one_more_field():
+    """Before 0.9.40 ``Art.insert`` leaves a split leaf its own ``byte[0]`` (16 B more than
+    1.2's static one); before 0.9.36 ``Containers`` also declares ``denseContainerIdxList``
+    (``LJII`` + a reference: 32 -> 40 B). Read in 0.9.15's, 0.9.36's and 0.9.40's sources."""
+    two = [jr.Chunk(0, 1, 1), jr.Chunk(1, 1, 1)]
+    l09 = replace(COMPRESSED, roaring_art="0.9")
+    l0936 = replace(COMPRESSED, roaring_art="0.9.36")
+    assert jr.art_size([0, 1], l0936).own == jr.art_size([0, 1], L12).own + 16
+    assert jr.art_size([0, 1], l0936).shared == frozenset({"type:LEAF_NODE", "type:NODE4"})
+    assert (
+        jr.roaring64_bitmap_bytes(two, layout=l09)
+        == jr.roaring64_bitmap_bytes(two, layout=l0936) + 8
+    )

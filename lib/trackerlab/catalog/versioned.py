@@ -30,7 +30,7 @@ from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.jvm_long_bitmap import atomic_long
 from trackerlab.sizing.request import SizeRequest, SizeResult
 
-__all__ = ["TRACKER_ALIASES", "request_defaults", "roaring_generation", "size_for_version"]
+__all__ = ["TRACKER_ALIASES", "request_defaults", "size_for_version"]
 
 #: Names ``trackerlab size`` accepts in place of a design -> tracker key of the table.
 TRACKER_ALIASES = {
@@ -63,7 +63,7 @@ def size_for_version(
     design = choice.design
     if design is None or CATALOG[design].build is None:
         return choice, None
-    request = replace(request, roaring=roaring_generation(release))
+    request = replace(request, roaring=release.roaring_art)
     if choice.shape is not None and choice.shape in CATALOG[design].shapes:
         request = replace(request, shape=choice.shape)
     elif not CATALOG[design].shapes:
@@ -77,17 +77,6 @@ def values_views_bytes(buckets: int, layout: JvmLayout) -> int:
     inner map and one for the outer map, each an object with its outer-map reference
     (fastutil's anonymous ``AbstractObjectCollection``). O(1)."""
     return (buckets + 1) * layout.instance("L") if buckets else 0
-
-
-def roaring_generation(release: releases.Release) -> str:
-    """The RoaringBitmap ART generation of the release's jar (``JvmLayout.roaring_art``):
-    ``"1.2"`` before RoaringBitmap 1.5.3, else ``"1.6"`` (also when the version is not
-    established). O(1)."""
-    version = release.default("roaringbitmap")
-    if version is None:
-        return "1.6"
-    parts = tuple(int(p) for p in str(version).split(".")[:3])
-    return "1.6" if parts >= (1, 5, 3) else "1.2"
 
 
 def annotate(

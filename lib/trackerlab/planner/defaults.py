@@ -43,6 +43,13 @@ class PulsarDefaults:
     nack_design: str | None
     delayed_design: str | None
     pending_acks_design: str | None
+    #: the Java shape of the release's time-bucket designs (None: the design's first)
+    nack_shape: str | None = None
+    delayed_shape: str | None = None
+    #: the delayed design's variant (``a``: 4.0.1-4.0.5, whose adds cache values views)
+    delayed_variant: str | None = None
+    #: the RoaringBitmap ART generation of the release's jar (``JvmLayout.roaring_art``)
+    roaring_art: str = "1.6"
     ledger_max_bytes: int = LEDGER_MAX_BYTES
     ack_group_ms: float = ACK_GROUP_MS
 
@@ -68,4 +75,8 @@ def defaults_for(version: str | None) -> PulsarDefaults:
         nack_design=rel.design("nack"),
         delayed_design=rel.design("delayed"),
         pending_acks_design=rel.design("pending_acks"),
+        nack_shape=rel.choice("nack").shape,
+        delayed_shape=rel.choice("delayed").shape,
+        delayed_variant=rel.choice("delayed").variant,
+        roaring_art=rel.roaring_art,
     )

@@ -24,9 +24,10 @@ and the receiver queue (peak: a consumer whose receiver queue is full).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from trackerlab.catalog import CATALOG
+from trackerlab.catalog.versioned import values_views_bytes
 from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, NACK, PENDING_ACKS, RECEIVER_QUEUE, PointCounts
@@ -36,7 +37,7 @@ from trackerlab.planner import precision
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
 from trackerlab.planner.workload import PlanWorkload
-from trackerlab.sizing.jvm import COMPRESSED
+from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
 
@@ -154,19 +155,47 @@ def nack_stream(w: PlanWorkload, bits: int | None = None) -> TrackedStream:
 SPARK_ABOVE_ENTRIES = 50_000_000
 
 
+def release_layout(w: PlanWorkload) -> JvmLayout:
+    """Compressed oops with the RoaringBitmap ART of the plan's release (lines before 4.2 pin
+    RoaringBitmap 1.2.0, whose leaves are heavier; measured by ``jvm-check --pulsar``)."""
+    return replace(COMPRESSED, roaring_art=w.defaults.roaring_art)
+
+
+def release_shape(w: PlanWorkload, name: str) -> str | None:
+    """The Java shape the release runs ``name`` in (its table choice), else None (the
+    design's first shape): 4.0.4+ holds red-black inner maps, 4.0.1-4.0.2 open-hash ones."""
+    if name == w.defaults.delayed_design:
+        return w.defaults.delayed_shape
+    if name == w.defaults.nack_design:
+        return w.defaults.nack_shape
+    return None
+
+
+def _views(w: PlanWorkload, name: str, size, layout: JvmLayout) -> int:
+    """4.0.1-4.0.5's time buckets (variant a) stream ``values()`` on every add: each map keeps
+    its view (:func:`~trackerlab.catalog.versioned.values_views_bytes`). O(1)."""
+    if name != w.defaults.delayed_design or w.defaults.delayed_variant != "a":
+        return 0
+    return values_views_bytes(int(size.details.get("buckets", 0)), layout)
+
+
 def _counts(
-    stream: TrackedStream, exact: bool, seed: int, master: str | None = None
+    stream: TrackedStream,
+    exact: bool,
+    seed: int,
+    master: str | None = None,
+    layout: JvmLayout = COMPRESSED,
 ) -> tuple[PointCounts, float]:
     """The stream's steady-state counts: fast, exact in this process, or exact on Spark (a
     ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES` entries to generate)."""
     if not exact:
-        return fast_counts(stream, seed)
+        return fast_counts(stream, seed, layout)
     workload, _ = stream.workload(stream.steady_time_ms(), seed)
     if master is None and workload.messages <= SPARK_ABOVE_ENTRIES:
-        return exact_counts(stream, seed)
+        return exact_counts(stream, seed, layout=layout)
     from trackerlab.spark.session import get_session
 
-    return exact_counts(stream, seed, spark=get_session(master))
+    return exact_counts(stream, seed, layout=layout, spark=get_session(master))
 
 
 # --------------------------------------------------------------------------- trackers
@@ -196,13 +225,14 @@ def delayed_rows(
 ) -> tuple[list[PlanRow], float]:
     """Every count-sized delayed-index design at steady state."""
     stream = delayed_stream(w)
-    counts, t = _counts(stream, exact, seed, master)
+    layout = release_layout(w)
+    counts, t = _counts(stream, exact, seed, master, layout)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
     rows = []
     for name in planned_designs(DELAYED):
         design = CATALOG[name]
-        size = design.from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
-        total = _bytes(size)
+        size = design.from_counts(counts, release_shape(w, name), layout)  # type: ignore[misc]
+        total = _bytes(size) + _views(w, name, size, layout)
         rows.append(
             PlanRow(
                 tracker=DELAYED.name,
@@ -229,7 +259,8 @@ def nack_rows(
 ) -> tuple[list[PlanRow], float]:
     """Every count-sized negative-ack tracker design at steady state, per consumer."""
     stream = nack_stream(w)
-    counts, t = _counts(stream, exact, seed, master)
+    layout = release_layout(w)
+    counts, t = _counts(stream, exact, seed, master, layout)
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
     delay_ms = delay_forms.mean(stream.delay)
     rows = []
@@ -241,8 +272,9 @@ def nack_rows(
             rate = stream.tracked_rate_per_ms
             steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
             peak_counts = _with_entries(counts, rate * (delay_ms + late))
-        steady = design.from_counts(steady_counts, None, COMPRESSED)  # type: ignore[misc]
-        peak = design.from_counts(peak_counts, None, COMPRESSED)  # type: ignore[misc]
+        shape = release_shape(w, name)
+        steady = design.from_counts(steady_counts, shape, layout)  # type: ignore[misc]
+        peak = design.from_counts(peak_counts, shape, layout)  # type: ignore[misc]
         rows.append(
             PlanRow(
                 tracker=NACK.name,
@@ -402,10 +434,12 @@ def recommend_tick(
     design = CATALOG[name]
     per_broker = _multipliers(w, per_consumer=False)[2]
     table = []
+    layout, shape = release_layout(w), release_shape(w, name)
     for tick in TICKS_MS:
         stream = delayed_stream(w, tick)
-        counts, _ = fast_counts(stream, seed)
-        total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_broker  # type: ignore[misc]
+        counts, _ = fast_counts(stream, seed, layout)
+        size = design.from_counts(counts, shape, layout)  # type: ignore[misc]
+        total = (_bytes(size) + _views(w, name, size, layout)) * per_broker
         early = precision.early_ms(name, tick, stream.bits)
         table.append(
             {
@@ -441,9 +475,10 @@ def recommend_nack_bits(
     design = CATALOG[name]
     per_topic = _multipliers(w, per_consumer=True)[1]
     table = []
+    layout, shape = release_layout(w), release_shape(w, name)
     for bits in NACK_BITS:
-        counts, _ = fast_counts(nack_stream(w, bits), seed)
-        total = _bytes(design.from_counts(counts, None, COMPRESSED)) * per_topic  # type: ignore[misc]
+        counts, _ = fast_counts(nack_stream(w, bits), seed, layout)
+        total = _bytes(design.from_counts(counts, shape, layout)) * per_topic  # type: ignore[misc]
         early = precision.early_ms(name, 0, bits)
         table.append(
             {

@@ -33,10 +33,13 @@ def align(n: int, to: int = 8) -> int:
     return (n + to - 1) // to * to
 
 
-#: RoaringBitmap ART generations: ``"1.6"`` (1.5.3 and later: leaves without prefix or node
-#: type) and ``"1.2"`` (before 1.5.3: every node carries ``nodeType, prefixLength, prefix,
-#: count``). Pulsar pins 1.2.0 up to 4.1.x and 1.6.9 from 4.2.0 (measured from the jars).
-ROARING_ARTS = ("1.6", "1.2")
+#: RoaringBitmap ART generations (read in each version's sources, measured on Pulsar's jars):
+#: ``"1.6"`` (1.5.3 and later: leaves without prefix or node type); ``"1.2"`` (0.9.40 – 1.5.2:
+#: every node carries ``nodeType, prefixLength, prefix, count``; a split leaf takes the static
+#: ``EMPTY_BYTES``); ``"0.9.36"`` (0.9.36 – 0.9.39: a split leaf keeps its own ``byte[0]``);
+#: ``"0.9"`` (before 0.9.36: also ``Containers.denseContainerIdxList``, a null reference).
+#: Pulsar pins 0.9.44 in 2.10.5, 0.9.15 in 2.11.0, 1.2.0 in 3.0 – 4.1 and 1.6.9 from 4.2.0.
+ROARING_ARTS = ("1.6", "1.2", "0.9.36", "0.9")
 
 
 @dataclass(frozen=True)

@@ -408,15 +408,15 @@ def art_size(keys: Iterable[int], layout: JvmLayout = COMPRESSED) -> ArtSize:
       is created with ``p = 0``; a node whose prefix was split down to length 0 keeps its own
       ``byte[0]`` (``Arrays.copyOfRange``) until it grows.
 
-    **1.2** (before 1.5.3; 1.2.0's ``Art.insert``, ``Node``, ``LeafNode``): every node also has
-    ``nodeType`` (a shared enum constant) and ``prefixLength``; a leaf is 40 B with its own
+    **1.2** (0.9.40 – 1.5.2; 1.2.0's ``Art.insert``, ``Node``, ``LeafNode``): every node also
+    has ``nodeType`` (a shared enum constant) and ``prefixLength``; a leaf is 40 B with its own
     ``byte[0]`` prefix, which becomes the static ``EMPTY_BYTES`` when the leaf is split under a
-    new Node4; a node whose prefix is split keeps its array (same length) unless the rest is
+    new Node4 (before 0.9.40, generations ``0.9.36`` and ``0.9``, it keeps its own); a node whose prefix is split keeps its array (same length) unless the rest is
     empty (then a fresh ``byte[0]``); a grown node gets ``new byte[prefixLength]``.
 
     The shape depends on the keys' bytes, so this replays the insertions: O(keys * 6).
     """
-    if layout.roaring_art == "1.2":
+    if layout.roaring_art != "1.6":
         return _art_size_12(keys, layout)
     root: _Branch | bytes | None = None
     n_keys = 0
@@ -490,13 +490,16 @@ class _Leaf12:
         self.own_prefix = True  # new LeafNode: super(LEAF_NODE, 0) -> new byte[0]
 
 
-def _art_insert_12(node: _Branch12 | _Leaf12 | None, key: bytes, depth: int):
-    """Replay of 1.2.0's ``Art.insert(Node, byte[], int, long)`` on node shapes only."""
+def _art_insert_12(
+    node: _Branch12 | _Leaf12 | None, key: bytes, depth: int, split_takes_empty: bool = True
+):
+    """Replay of 1.2.0's ``Art.insert(Node, byte[], int, long)`` on node shapes only (before
+    0.9.40, ``split_takes_empty=False``: a split leaf keeps its own prefix array)."""
     if node is None:
         return _Leaf12(key)
-    if isinstance(node, _Leaf12):  # split: the old leaf takes EMPTY_BYTES
+    if isinstance(node, _Leaf12):  # split: the old leaf takes EMPTY_BYTES (0.9.40+)
         common = _common_length(node.key, key, depth)
-        node.own_prefix = False
+        node.own_prefix = not split_takes_empty
         n4 = _Branch12(key[depth : depth + common])
         n4.children[node.key[depth + common]] = node
         n4.children[key[depth + common]] = _Leaf12(key)
@@ -516,7 +519,9 @@ def _art_insert_12(node: _Branch12 | _Leaf12 | None, key: bytes, depth: int):
     byte = key[depth]
     child = node.children.get(byte)
     before = _node_kind(len(node.children))
-    node.children[byte] = _Leaf12(key) if child is None else _art_insert_12(child, key, depth + 1)
+    node.children[byte] = (
+        _Leaf12(key) if child is None else _art_insert_12(child, key, depth + 1, split_takes_empty)
+    )
     if _node_kind(len(node.children)) != before:  # grown: new NodeX(prefixLength)
         node.array_length = len(node.prefix)
     return node
@@ -537,9 +542,10 @@ def _art_node_bytes_12(kind: int, layout: JvmLayout) -> int:
 
 def _art_size_12(keys: Iterable[int], layout: JvmLayout) -> ArtSize:
     root = None
+    split_takes_empty = layout.roaring_art == "1.2"
     for k in keys:
         _check_key(k)
-        root = _art_insert_12(root, k.to_bytes(6, "big"), 0)
+        root = _art_insert_12(root, k.to_bytes(6, "big"), 0, split_takes_empty)
     own, shared = 0, set()
     stack = [root] if root is not None else []
     while stack:
@@ -585,11 +591,12 @@ def roaring64_bitmap_parts(
     if len(keys) != len(containers):
         raise ValueError("one container per key")
     n = len(keys)
+    dense = "L" if layout.roaring_art == "0.9" else ""  # Containers.denseContainerIdxList
     fixed = (
         layout.instance("L")
         + layout.instance("LL")
         + layout.instance("LJ")
-        + layout.instance("LJII")
+        + layout.instance("LJII" + dense)
         + layout.instance("LII")
         + layout.array(1 if n else 0, "L")
     )

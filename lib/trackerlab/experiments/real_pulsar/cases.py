@@ -38,7 +38,7 @@ import numpy as np
 
 from trackerlab import releases
 from trackerlab.catalog.designs import CATALOG
-from trackerlab.catalog.versioned import roaring_generation, size_for_version
+from trackerlab.catalog.versioned import size_for_version
 from trackerlab.jvmcheck.cases import chunks_in_insertion_order, select_cases
 from trackerlab.jvmcheck.pulsar.harness import HarnessCase, Measured
 from trackerlab.jvmcheck.pulsar.lines import PulsarBuild
@@ -187,7 +187,7 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
     release = releases.resolve(build.version)
     if case.tracker == "roaring64":
         values = case.values()
-        layout = replace(case.request.jvm_layout, roaring_art=roaring_generation(release))
+        layout = replace(case.request.jvm_layout, roaring_art=release.roaring_art)
         chunks = chunks_in_insertion_order(values)
         model = SizeResult(
             "roaring64",

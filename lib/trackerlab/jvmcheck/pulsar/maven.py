@@ -169,6 +169,11 @@ def _failure(version: str, log: Path) -> Exception:
             f"the harness does not compile against Pulsar {version}: "
             f"{first.replace('[ERROR]', '').strip()} (log: {log})"
         )
+    if "No plugin found for prefix" in text or _OFFLINE.search(text):
+        return MavenUnavailable(
+            f"Maven Central is not reachable: Maven could not fetch its own plugins or Pulsar "
+            f"{version}'s jars (log: {log})"
+        )
     for pattern in _MISSING:
         m = pattern.search(text)
         if m:
@@ -176,6 +181,4 @@ def _failure(version: str, log: Path) -> Exception:
                 f"Maven Central does not serve {m.group(1)} (needed for Pulsar {version}; "
                 f"log: {log})"
             )
-    if _OFFLINE.search(text):
-        return MavenUnavailable(f"Maven Central is not reachable (Pulsar {version}; log: {log})")
     return HarnessBuildFailed(f"Maven failed for Pulsar {version} (log: {log})")
