@@ -98,6 +98,8 @@ def test_dict_getsizeof_follows_cpython(n):
     assert tba.dict_getsizeof(n) + tba._sorted_dict_extra() == sys.getsizeof(s)
 
 
-def test_bitmaps_beyond_2_24_are_refused():
-    with pytest.raises(ValueError, match="2\\^24"):
-        tba.bitmap_bytes({"chunks": np.array([257])})
+def test_bitmaps_beyond_2_32_are_refused():
+    """Entry ids past 2^24 are sized (tests/models/time_buckets/test_big_ledgers.py); a bitmap
+    of more than 2^16 chunks would need entry ids past 2^32, which no ledger reaches."""
+    with pytest.raises(ValueError, match="2\\^32"):
+        tba.bitmap_bytes({"chunks": np.array([(1 << 16) + 1])})

@@ -19,9 +19,13 @@ tests/models/test_time_bucket_aggregates.py holds them equal on built indexes.
 Two variants come out of one pass: ``plain`` (Java's incremental ``add``: array up to 4096
 values per chunk, then bitset) and ``runs`` (after ``runOptimize()``: a run container where
 ``2 + 4 runs`` is strictly smaller than the array's ``2 card`` or the bitset's 8192 B; CRoaring
-applies the same rule). Entry ids must be below 2^24 (``entries_per_ledger <= 16,777,216``):
-a bitmap's chunk keys then differ only in their last byte, which fixes the ART's shape by
-the number of keys alone (:func:`~trackerlab.models.time_buckets.shapes.roaring64_fixed_bytes`).
+applies the same rule). With entry ids below 2^24 a bitmap's chunk keys differ only in their
+last byte, which fixes the ART's shape by the number of keys alone
+(:func:`~trackerlab.models.time_buckets.shapes.roaring64_fixed_bytes`). Larger ledgers (a
+partition above ~28k msg/s writes 2^24 entries in the 10-minute minimum rollover) have keys
+past one byte: their ART is sized as if the keys were consecutive, which the per-bitmap
+aggregates cannot tell apart (``tests/models/time_buckets/test_big_ledgers.py`` bounds the
+difference from the real layout).
 Everything is vectorized numpy, O(rows), plus O(distinct counts) Python calls for tables.
 """
 
@@ -42,9 +46,11 @@ from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.sizing.jvm_roaring import ARRAY_MAX_CARDINALITY
 from trackerlab.sizing.request import SizeResult
 
-#: Largest number of 2^16 chunks per bitmap (entry ids below 2^24).
-MAX_CHUNKS = 256
-MAX_ENTRY_ID = (1 << 24) - 1
+#: Largest number of 2^16 chunks per bitmap (entry ids below 2^32: any ledger Pulsar writes).
+MAX_CHUNKS = 1 << 16
+#: Above this many chunks a bitmap's keys reach past one byte: its ART is sized as if its keys
+#: were consecutive (:func:`~trackerlab.models.time_buckets.shapes.roaring64_fixed_bytes`).
+EXACT_ART_CHUNKS = 256
 #: Additive per-chunk columns; a bitmap's row is their sum over its chunks.
 CHUNK_FIELDS = (
     "chunks",
@@ -167,7 +173,7 @@ def bitmap_bytes(sums: dict[str, np.ndarray], layout: JvmLayout = COMPRESSED) ->
     ``BitMap64``). O(bitmaps)."""
     n = np.asarray(sums["chunks"], dtype=np.int64)
     if len(n) and (n.min() < 1 or n.max() > MAX_CHUNKS):
-        raise ValueError(f"bitmaps must have 1..{MAX_CHUNKS} chunks (entry ids below 2^24)")
+        raise ValueError(f"bitmaps must have 1..{MAX_CHUNKS} chunks (entry ids below 2^32)")
     jvm_fixed = _by_count(n, lambda k: _jvm_fixed(k, layout))
     python_fixed = _by_count(n, _python_fixed)
     bitset = _malloc(_BITSET_PAYLOAD)

@@ -219,12 +219,14 @@ def container_bytes(
 
 
 def roaring64_fixed_bytes(n_chunks: int, layout: JvmLayout = COMPRESSED) -> int:
-    """A ``Roaring64Bitmap`` with ``n_chunks`` high keys below 256 (entry ids below 2^24), its
-    containers and the ART's shared statics excluded (:func:`art_shared_bytes_for`). Such keys
+    """A ``Roaring64Bitmap`` with ``n_chunks`` high keys, its containers and the ART's shared
+    statics excluded (:func:`art_shared_bytes_for`). Keys below 256 (entry ids below 2^24)
     share their first five bytes, so the ART is one inner node (Node4/16/48/256 by count) with
-    a 5-byte prefix over the leaves, whatever the keys."""
-    if not 1 <= n_chunks <= 256:
-        raise ValueError(f"n_chunks must be in 1..256, got {n_chunks}")
+    a 5-byte prefix over the leaves, whatever the keys: exact. Above 256 keys the ART is that
+    of the keys ``0 .. n_chunks - 1`` added in order: exact for consecutive keys, an estimate
+    for others. O(1) after the first call per count."""
+    if not 1 <= n_chunks <= 1 << 16:
+        raise ValueError(f"n_chunks must be in 1..65536, got {n_chunks}")
     return _multi_key_parts(n_chunks, layout).own
 
 
