@@ -175,6 +175,8 @@ def test_pip393_and_blog_scenarios_agree_with_reproduce():
                 "delay": f"{10_000_000 // x}ms",
                 "tick": "1024ms",
                 "ledger_min_rollover": "0",
+                # the blog fed the tracker directly: no dispatcher, no lookahead pause
+                "fixed_delay_lookahead": 0,
             }
         )
         size = CATALOG["time-buckets"].from_counts(
@@ -236,7 +238,7 @@ def test_every_command_help_shows_defaults(cli):
         ),
         (
             ["--rate", "1k/s", "--delayed", "30%", "--delay", "1h", "--budget", "1KiB"],
-            ["--budget 0MiB is below the smallest delayed-delivery index"],
+            ["--budget 1 KiB is below the smallest delayed-delivery index"],
         ),
         (["--rate", "1k/s", "--budget", "1GiB"], ["--budget and --max-early tune"]),
         (["--rate", "1k/s", "--tick", "0.5ms"], ["--tick must be a whole number of ms in 1ms..1d"]),

@@ -38,6 +38,8 @@ class PulsarDefaults:
     ledger_max_rollover_ms: float
     receiver_queue: int
     max_unacked_per_consumer: int
+    #: ``delayedDeliveryFixedDelayDetectionLookahead``; 0 where the release has none
+    fixed_delay_lookahead: int
     memory_limit_bytes: int
     #: the catalog design each tracker runs in this release (None: not modelled)
     nack_design: str | None
@@ -71,6 +73,7 @@ def defaults_for(version: str | None) -> PulsarDefaults:
         ledger_max_rollover_ms=knob("managedLedgerMaxLedgerRolloverTimeMinutes") * 60_000.0,
         receiver_queue=int(knob("receiverQueueSize")),
         max_unacked_per_consumer=int(knob("maxUnackedMessagesPerConsumer")),
+        fixed_delay_lookahead=int(knob("delayedDeliveryFixedDelayDetectionLookahead") or 0),
         memory_limit_bytes=int(knob("memoryLimitBytes")),
         nack_design=rel.design("nack"),
         delayed_design=rel.design("delayed"),

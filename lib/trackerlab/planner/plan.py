@@ -40,6 +40,7 @@ from trackerlab.planner.workload import PlanWorkload
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
+from trackerlab.workloads.units import format_bytes
 
 GIB = 1024**3
 #: Nack redelivery delays below this are raised to it (``NegativeAcksTracker.MIN_NACK_DELAY``).
@@ -104,6 +105,8 @@ class Plan:
     choices: list[Choice]
     exact: bool
     snapshot_ms: dict[str, float]
+    #: what the broker or client does that changes the answer (a blocked consumer...)
+    warnings: list[str] = field(default_factory=list)
 
     def assumed(self) -> list[tuple[str, str]]:
         """The defaults the plan assumed, in the user's units."""
@@ -113,17 +116,64 @@ class Plan:
 # --------------------------------------------------------------------------- streams
 
 
-def delayed_stream(w: PlanWorkload, tick_ms: int | None = None) -> TrackedStream:
-    """The delayed index's entries at one partition (variant a rules)."""
+def delayed_stream(
+    w: PlanWorkload, tick_ms: int | None = None, design: str | None = None
+) -> TrackedStream:
+    """The delayed index's entries at one partition (variant a rules), the fixed-delay
+    lookahead pause applied for ``design`` (:func:`lookahead_delay`; None: a bucketed one)."""
     tick = int(tick_ms if tick_ms is not None else w.values["tick"])
+    bits = precision_bits_for_tick(tick)
+    delay: DelaySpec = w.values["delay"]  # type: ignore[assignment]
+    bucket_ms = 0 if design == "triple-heap" else 1 << bits
+    paused = lookahead_delay(w, tick, bucket_ms)
     return TrackedStream(
         entry_rate_per_ms=w.entry_rate,
         share=w.delayed_entry_rate / w.entry_rate,
-        delay=w.values["delay"],  # type: ignore[arg-type]
+        delay=paused if paused is not None else delay,
         entries_per_ledger=w.entries_per_ledger,
-        bits=precision_bits_for_tick(tick),
+        bits=bits,
         admit_after_ms=tick,
         due_after_ms=tick,
+    )
+
+
+def lookahead_delay(w: PlanWorkload, tick_ms: int, bucket_ms: int = 0) -> DelaySpec | None:
+    """The delay that leaves the in-memory tracker holding what the fixed-delay lookahead lets
+    it hold, or None when the pause does not apply.
+
+    ``InMemoryDelayedDeliveryTracker.shouldPauseAllDeliveries()`` (pulsar-broker 4.2.4,
+    ``InMemoryDelayedDeliveryTracker.java:300``) is true when ``lookahead > 0``, every added
+    deliverAt was at least the highest one tracked minus a tick (``checkAndUpdateHighest``),
+    the tracker holds ``lookahead`` messages and none is due; then
+    ``PersistentDispatcherMultipleConsumers.readMoreEntries`` (``:345``) reads nothing, and the
+    backlog waits in the ledger. A delay whose support is at most a tick wide keeps deliverAt
+    monotone within a tick, so the pause applies; the tracker then holds the ``lookahead``
+    entries due first, as a fixed delay of ``lookahead / rate + tick`` would leave it (within
+    one read of 100 entries, ``dispatcherMaxReadBatchSize``); a bucketed index hands out a
+    whole bucket at once, so it holds ``lookahead`` entries beyond the due bucket
+    (``+ bucket_ms``). O(1)."""
+    lookahead = int(w.values["fixed_delay_lookahead"])  # type: ignore[arg-type]
+    delay: DelaySpec | None = w.values["delay"]  # type: ignore[assignment]
+    rate = w.delayed_entry_rate
+    if not lookahead or delay is None or rate <= 0:
+        return None
+    if delay_forms.support_max(delay) - delay_forms.support_min(delay) > tick_ms:
+        return None
+    capped_ms = lookahead / rate + tick_ms + bucket_ms
+    if delay_forms.support_min(delay) <= capped_ms:
+        return None  # the tracker never fills up to the lookahead
+    return DelaySpec.parse(f"fixed:{capped_ms:.6f}ms")
+
+
+def lookahead_note(w: PlanWorkload) -> str:
+    """One line when the lookahead pause caps the in-memory index."""
+    tick = int(w.values["tick"])  # type: ignore[arg-type]
+    if lookahead_delay(w, tick, 1 << precision_bits_for_tick(tick)) is None:
+        return ""
+    lookahead = int(w.values["fixed_delay_lookahead"])  # type: ignore[arg-type]
+    return (
+        f"one fixed delay: reads pause once the tracker holds {lookahead:,} messages "
+        "(delayedDeliveryFixedDelayDetectionLookahead); the rest waits in the ledger"
     )
 
 
@@ -240,13 +290,18 @@ def delayed_rows(
     w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
 ) -> tuple[list[PlanRow], float]:
     """Every count-sized delayed-index design at steady state."""
-    stream = delayed_stream(w)
     layout = release_layout(w)
-    counts, t = _counts(stream, exact, seed, master, layout)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
     rows = []
+    streams: dict[TrackedStream, tuple[PointCounts, float]] = {}
+    t = 0.0
     for name in planned_designs(DELAYED):
         design = CATALOG[name]
+        stream = delayed_stream(w, design=name)  # the lookahead differs by design only
+        if stream not in streams:
+            streams[stream] = _counts(stream, exact, seed, master, layout)
+        counts, took = streams[stream]
+        t = max(t, took)
         size = design.from_counts(counts, release_shape(w, name), layout)  # type: ignore[misc]
         total = _bytes(size) + _views(w, name, size, layout)
         rows.append(
@@ -265,7 +320,16 @@ def delayed_rows(
                 per_subscription=total * per_sub,
                 per_topic=total * per_topic,
                 per_broker=total * per_broker,
-                note=big_ledger_note(stream) if name.startswith("time-buckets") else "",
+                note="; ".join(
+                    n
+                    for n in (
+                        lookahead_note(w)
+                        if CATALOG[name].source.endswith("InMemoryDelayedDeliveryTracker.java")
+                        else "",
+                        big_ledger_note(stream) if name.startswith("time-buckets") else "",
+                    )
+                    if n
+                ),
             )
         )
     return rows, t
@@ -320,18 +384,44 @@ def _with_entries(counts: PointCounts, entries: float) -> PointCounts:
     return PointCounts(totals, counts.aggregates, counts.rate_per_ms, counts.trim_bits, None)
 
 
-def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
-    """Each PendingAcksMap layout holding one consumer's unacknowledged entries: steady, the
-    entries dispatched within the ack latency; peak, plus a full receiver queue (with batching's
-    overshoot, :func:`batched_queue_peak`); both capped
-    by ``maxUnackedMessagesPerConsumer`` (counted in messages)."""
+def unacked_entries(w: PlanWorkload) -> tuple[float, float]:
+    """One consumer's unacknowledged entries at steady state, uncapped: those dispatched
+    within the ack latency, plus the nacked ones, which stay in the broker's pending acks until
+    their redelivery (``Consumer.redeliverUnacknowledgedMessages`` removes them when the client's
+    ``NegativeAcksTracker`` fires, after the nack delay); and the peak, plus a full receiver
+    queue with batching's overshoot (:func:`batched_queue_peak`). O(1)."""
     v = w.values
-    per_entry = w.messages_per_entry
     rate = w.entry_rate / v["consumers"]  # type: ignore[operator]
-    cap = w.defaults.max_unacked_per_consumer / per_entry
-    steady_n = min(rate * v["ack_latency"], cap)  # type: ignore[operator]
+    nacked = rate * w.entry_nack_share * delay_forms.mean(nack_delay(w)) if v["nacked"] else 0.0
+    steady = rate * v["ack_latency"] + nacked  # type: ignore[operator]
     queue = batched_queue_peak(v["receiver_queue"], v["batch"])  # type: ignore[arg-type]
-    peak_n = min(steady_n + queue / per_entry, cap)
+    return steady, steady + queue / w.messages_per_entry
+
+
+def unacked_warning(w: PlanWorkload) -> str:
+    """One line when a consumer's unacked messages reach ``maxUnackedMessagesPerConsumer``:
+    the broker then stops dispatching to it (``Consumer.blockedConsumerOnUnackedMsgs``) until
+    acks bring it below half the limit; the plan sizes what it holds at the limit."""
+    steady, _ = unacked_entries(w)
+    limit = w.defaults.max_unacked_per_consumer
+    messages = steady * w.messages_per_entry
+    if not limit or messages < limit:
+        return ""
+    return (
+        f"each consumer would hold {messages:,.0f} unacked messages, past "
+        f"maxUnackedMessagesPerConsumer = {limit:,}: the broker blocks it there, so its "
+        "pending acks and its share of the topic's throughput stop at the limit"
+    )
+
+
+def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
+    """Each PendingAcksMap layout holding one consumer's unacknowledged entries (steady and
+    peak of :func:`unacked_entries`), both capped by ``maxUnackedMessagesPerConsumer``
+    (counted in messages)."""
+    per_entry = w.messages_per_entry
+    limit = w.defaults.max_unacked_per_consumer
+    cap = limit / per_entry if limit else math.inf
+    steady_n, peak_n = (min(n, cap) for n in unacked_entries(w))
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=True)
     epl = w.entries_per_ledger
     rows = []
@@ -454,7 +544,7 @@ def recommend_tick(
     table = []
     layout, shape = release_layout(w), release_shape(w, name)
     for tick in TICKS_MS:
-        stream = delayed_stream(w, tick)
+        stream = delayed_stream(w, tick, name)
         counts, _ = fast_counts(stream, seed, layout)
         size = design.from_counts(counts, shape, layout)  # type: ignore[misc]
         total = (_bytes(size) + _views(w, name, size, layout)) * per_broker
@@ -526,8 +616,8 @@ def _choose(tracker, design, setting, key, table, budget, max_early, scope) -> C
         if not fits:
             smallest = min(row[memory_key] for row in table)
             raise UsageError(
-                f"--budget {budget / 2**20:,.0f}MiB is below the smallest {tracker} "
-                f"({design}, {smallest / 2**20:,.1f} MiB {scope} at the coarsest setting)"
+                f"--budget {format_bytes(budget)} is below the smallest {tracker} "
+                f"({design}, {format_bytes(smallest)} {scope} at the coarsest setting)"
             )
     if max_early is not None:
         fits = [row for row in fits if row["early_ms"] is not None and row["early_ms"] <= max_early]
@@ -565,8 +655,19 @@ def plan(
     """Size every tracker the workload exercises; recommend settings when asked; ``designs``
     (catalog names) keeps only those rows and the release's own."""
     if designs is not None:
+        plannable = {
+            *planned_designs(DELAYED),
+            *planned_designs(NACK),
+            *CATALOG.names(tracker=PENDING_ACKS),
+        }
         for name in designs:
             CATALOG.check(name)
+            if name not in plannable:
+                raise UsageError(
+                    f"--designs: plan does not size {name} (it sizes "
+                    f"{', '.join(sorted(plannable))}); `trackerlab size {name}` or "
+                    "`trackerlab simulate delayed` do"
+                )
     rows: list[PlanRow] = []
     snapshot: dict[str, float] = {}
     v = w.values
@@ -591,4 +692,5 @@ def plan(
                 "--budget and --max-early tune the delayed index or the nack "
                 "tracker: give --delayed or --nacked above 0"
             )
-    return Plan(w, rows, choices, exact, snapshot)
+    warnings = [text for text in (unacked_warning(w), lookahead_note(w)) if text]
+    return Plan(w, rows, choices, exact, snapshot, warnings)

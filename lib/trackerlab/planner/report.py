@@ -83,6 +83,7 @@ def answer(plan: Plan) -> str:
 HEADERS = (
     ("design", 30),
     ("", 2),
+    ("memory", 6),
     ("entries", 8),
     ("steady", 11),
     ("peak", 11),
@@ -96,10 +97,17 @@ HEADERS = (
 )
 
 
+def _memory(memory: str) -> str:
+    """Where a design's bytes live, in the table's 6 characters."""
+    kind = memory.split(" (")[0]
+    return "both" if "+" in kind else kind
+
+
 def _cells(row: PlanRow) -> list[str]:
     return [
         row.design,
         "*" if row.default else "",
+        _memory(row.memory),
         _count(row.entries),
         format_bytes(row.steady_bytes),
         format_bytes(row.peak_bytes),
@@ -117,6 +125,8 @@ def table(plan: Plan) -> str:
     """The terminal report: answer, one table per tracker, recommendations, assumptions."""
     w = plan.workload
     out = [answer(plan), ""]
+    if plan.warnings:
+        out += [f"Note: {text}." for text in plan.warnings] + [""]
     mode = "message-level snapshot (--exact)" if plan.exact else "closed forms and sampled buckets"
     out.append(f"Steady state from {mode}; sizes are JVM bytes (heap or direct as marked), ")
     out.append("KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.defaults.version) + " runs.")
@@ -124,7 +134,7 @@ def table(plan: Plan) -> str:
     for tracker in trackers:
         rows = [r for r in plan.rows if r.tracker == tracker]
         first = rows[0]
-        out += ["", f"{tracker}: {first.side}, one per {first.per}; memory {first.memory}"]
+        out += ["", f"{tracker}: {first.side}, one per {first.per}"]
         out.append(
             "  "
             + " ".join(h.ljust(n) if i == 0 else h.rjust(n) for i, (h, n) in enumerate(HEADERS))
@@ -171,6 +181,7 @@ def as_json(plan: Plan) -> str:
         "workload": {name: w.describe(name) for name in w.values},
         "assumed": dict(plan.assumed()),
         "exact": plan.exact,
+        "warnings": plan.warnings,
         "rows": [r.as_dict() for r in plan.rows],
         "recommendations": [
             {

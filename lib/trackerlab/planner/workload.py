@@ -217,6 +217,14 @@ FIELDS: tuple[Field, ...] = (
     ),
     _pulsar("tick", _tick, "delayedDeliveryTickTimeMillis", "1s", "tick_ms"),
     _pulsar(
+        "fixed_delay_lookahead",
+        _int_in(0, 1_000_000_000),
+        "delayedDeliveryFixedDelayDetectionLookahead: with one fixed delay the dispatcher "
+        "stops reading once the tracker holds this many messages (0: never)",
+        "50000",
+        "fixed_delay_lookahead",
+    ),
+    _pulsar(
         "nack_precision_bits",
         _int_in(0, 40),
         "negativeAckPrecisionBitCnt",

@@ -1,0 +1,78 @@
+"""The broker's and the client's mechanisms the planner applies, each against a hand-computed
+expectation (issue "The capacity planner, right on every workload", item 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import run_cli
+from trackerlab.errors import UsageError
+from trackerlab.planner.plan import delayed_stream, plan, unacked_entries
+from trackerlab.planner.workload import PlanWorkload
+
+
+def _rows(p, tracker):
+    return {r.design: r for r in p.rows if r.tracker == tracker}
+
+
+def test_one_fixed_delay_pauses_reads_at_the_lookahead():
+    """20k/s, 30% delayed by 10 min: 6 entries/ms would hold 3.6M entries. With one fixed
+    delay ``shouldPauseAllDeliveries`` stops the reads once the tracker holds
+    ``delayedDeliveryFixedDelayDetectionLookahead`` = 50,000: the heap holds exactly 50,000
+    (lookahead / 6 per ms + tick); the time buckets hold at least that, at most one bucket
+    (512 ms x 6/ms = 3,072) more, because they hand a whole bucket out at once."""
+    w = PlanWorkload.parse({"rate": "20k/s", "delayed": "30%", "delay": "10m"})
+    rows = _rows(plan(w), "delayed-delivery index")
+    assert rows["triple-heap"].entries == pytest.approx(50_000, abs=1)
+    assert 50_000 <= rows["time-buckets"].entries <= 50_000 + 3_072
+    assert "reads pause" in rows["time-buckets"].note
+    unpaused = w.with_values(fixed_delay_lookahead=0)
+    assert _rows(plan(unpaused), "delayed-delivery index")["triple-heap"].entries == (
+        pytest.approx(6 * (600_000 - 1_000), rel=1e-3)  # deliverAt > now + tick
+    )
+
+
+def test_spread_delays_and_releases_without_lookahead_do_not_pause():
+    spread = PlanWorkload.parse({"rate": "20k/s", "delayed": "30%", "delay": "uniform:9m:10m"})
+    assert _rows(plan(spread), "delayed-delivery index")["triple-heap"].entries > 1e6
+    # 2.10.0 and 2.10.1 have no delayedDeliveryFixedDelayDetectionLookahead (their sources)
+    old = PlanWorkload.parse(
+        {"rate": "20k/s", "delayed": "30%", "delay": "10m", "pulsar_version": "2.10.0"}
+    )
+    assert old.values["fixed_delay_lookahead"] == 0
+    assert _rows(plan(old), "delayed-delivery index")["triple-heap"].entries > 1e6
+    # a delay spread over less than a tick keeps deliverAt monotone within a tick: paused
+    narrow = PlanWorkload.parse({"rate": "20k/s", "delayed": "30%", "delay": "uniform:10m:600.5s"})
+    assert delayed_stream(narrow, design="triple-heap").delay.kind == "fixed"
+
+
+def test_nacked_entries_stay_in_the_pending_acks_until_redelivered():
+    """20k/s, 3% nacked, one consumer, 60 s nack delay, 100 ms ack latency: 20 entries/ms x
+    100 ms = 2,000 dispatched and not yet acked, plus 0.6 nacked entries/ms x 60,000 ms =
+    36,000 waiting for their redelivery: 38,000, 19x the 2,000 a plan held before."""
+    w = PlanWorkload.parse({"rate": "20k/s", "nacked": "3%"})
+    steady, _ = unacked_entries(w)
+    assert steady == pytest.approx(38_000)
+    rows = _rows(plan(w), "pending acks")
+    assert rows["pending-acks-rb-pairs"].entries == 38_000
+
+
+def test_past_the_unacked_limit_the_consumer_is_blocked_and_says_so():
+    """10% nacked: 2,000 + 2 x 60,000 = 122,000 unacked messages per consumer, past
+    maxUnackedMessagesPerConsumer = 50,000: pending acks stop at 50,000 and a line says why."""
+    w = PlanWorkload.parse({"rate": "20k/s", "nacked": "10%"})
+    p = plan(w)
+    assert _rows(p, "pending acks")["pending-acks-rb-pairs"].entries == 50_000
+    assert any("maxUnackedMessagesPerConsumer = 50,000" in text for text in p.warnings)
+    result = run_cli("plan", "--rate", "20k/s", "--nacked", "10%")
+    assert result.returncode == 0 and "Note: each consumer would hold 122,000" in result.stdout
+    below = PlanWorkload.parse({"rate": "20k/s", "nacked": "1%"})
+    assert plan(below).warnings == []
+
+
+def test_designs_never_drops_a_name_silently():
+    w = PlanWorkload.parse({"rate": "1k/s", "delayed": "10%", "delay": "1h"})
+    with pytest.raises(UsageError, match="plan does not size pip195-buckets"):
+        plan(w, designs=("pip195-buckets",))
+    with pytest.raises(UsageError, match="plan does not size time-buckets-hier"):
+        plan(w, designs=("time-buckets-hier",))
