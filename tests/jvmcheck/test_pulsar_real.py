@@ -164,3 +164,15 @@ def test_every_release_line_of_the_issue_has_a_build():
     assert {b.line for b in lines.BUILDS} == {"2.10", "2.11", "3.0", "3.3", "4.0", "4.1", "4.2"}
     four_oh = [b.version for b in lines.BUILDS if b.line == "4.0"]
     assert any("4.0.1" <= v <= "4.0.5" for v in four_oh) and len(four_oh) == 2
+
+
+def test_a_new_build_removes_the_release_s_older_builds_only(tmp_path):
+    cache = tmp_path / "pulsar"
+    names = ["4.2.4-aaaaaaaaaaaa", "4.2.4-bbbbbbbbbbbb", "4.1.1-client-aaaaaaaaaaaa",
+             "4.2.4-client-aaaaaaaaaaaa", "3.3.6-aaaaaaaaaaaa", "mine"]  # fmt: skip
+    for name in names:
+        (cache / name).mkdir(parents=True)
+    maven._remove_older_builds(cache / "4.2.4-bbbbbbbbbbbb")
+    left = sorted(p.name for p in cache.iterdir())
+    assert left == ["3.3.6-aaaaaaaaaaaa", "4.1.1-client-aaaaaaaaaaaa",
+                    "4.2.4-bbbbbbbbbbbb", "4.2.4-client-aaaaaaaaaaaa", "mine"]  # fmt: skip

@@ -148,12 +148,31 @@ def build(version: str, client_only: bool = False) -> ClassPath:
             raise _failure(version, log)
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)
+        _remove_older_builds(target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     found = cached(version, client_only, target)
     if found is None:
         raise HarnessBuildFailed(f"Maven finished but left no class path for {version} ({log})")
     return ClassPath(version, client_only, found.classes, found.jars, time.perf_counter() - t0)
+
+
+def _remove_older_builds(target: Path) -> None:
+    """Remove this release's builds of earlier harness sources (``<version>-<other hash>``)
+    and work folders of builds killed more than a timeout ago; nothing else. O(folders)."""
+    stem = target.name.rsplit("-", 1)[0]
+    now = time.time()
+    for path in target.parent.iterdir():
+        if not path.is_dir() or path == target:
+            continue
+        older = path.name.rsplit("-", 1)[0] == stem and re.fullmatch(
+            r"[0-9a-f]{12}", path.name[-12:]
+        )
+        killed = path.name.startswith(f".{stem.removesuffix('-client')}-") and (
+            now - path.stat().st_mtime > BUILD_TIMEOUT_S
+        )
+        if older or killed:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _stop(proc: subprocess.Popen) -> None:
