@@ -191,14 +191,39 @@ def nack_delay(w: PlanWorkload) -> DelaySpec:
 
 
 def nack_stream(w: PlanWorkload, bits: int | None = None) -> TrackedStream:
-    """One consumer's nacked entries at one partition (PIP-393 keys: nack time + delay)."""
+    """One consumer's nacked entries at one partition (PIP-393 keys: nack time + delay).
+
+    A message is nacked when the consumer receives it: at once for most, but a delayed
+    message only when it comes due, with the id of the ledger it was written to a delay
+    earlier. Its key is ``publish + delay + nack delay``, so the tracker sees the delayed
+    share of its entries through :func:`nack_delay_of_entries`. O(1)."""
     return TrackedStream(
         entry_rate_per_ms=w.entry_rate,
         share=w.entry_nack_share / w.values["consumers"],  # type: ignore[operator]
-        delay=nack_delay(w),
+        delay=nack_delay_of_entries(w),
         entries_per_ledger=w.entries_per_ledger,
         bits=int(bits if bits is not None else w.values["nack_precision_bits"]),
+        visible_ms=delay_forms.support_max(nack_delay(w)),
     )
+
+
+def nack_delay_of_entries(w: PlanWorkload) -> DelaySpec:
+    """Publish-to-key time of a nacked entry: the nack delay for entries received at once;
+    for the nacked delayed messages (a share ``q`` of the nacked entries) their delay plus the
+    nack delay (its mean when the nack delay is a distribution). O(parts)."""
+    nack = nack_delay(w)
+    v = w.values
+    s = v["nacked"]
+    delayed = w.delayed_entry_rate * s  # type: ignore[operator]
+    normal = w.normal_entry_rate * (1 - (1 - s) ** v["batch"])  # type: ignore[operator]
+    if not delayed or v["delay"] is None:
+        return nack
+    q = delayed / (delayed + normal)
+    late = delay_forms.shifted(v["delay"], delay_forms.mean(nack))  # type: ignore[arg-type]
+    if q >= 1:
+        return late
+    return DelaySpec("mix", weights=(q, 1 - q), parts=(late, nack),
+                     text=f"mix:{q:.6g}*({late.text})+{1 - q:.6g}*{nack.text}")  # fmt: skip
 
 
 #: ``--exact`` folds the snapshot's entries on Spark above this many (single process below).
@@ -343,7 +368,7 @@ def nack_rows(
     layout = release_layout(w)
     counts, t = _counts(stream, exact, seed, master, layout)
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
-    delay_ms = delay_forms.mean(stream.delay)
+    delay_ms = delay_forms.mean(nack_delay(w))  # from receipt to redelivery
     rows = []
     for name in planned_designs(NACK):
         design = CATALOG[name]

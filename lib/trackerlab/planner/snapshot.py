@@ -49,7 +49,10 @@ def _pending_keys(stream: TrackedStream, t: float) -> tuple[int, int, int]:
     """``(first, last, width)``: the bucket keys that can hold pending entries at ``t``."""
     width = 1 << stream.bits
     first = (math.floor((t + stream.due_after_ms) / width) + 1) * width
-    last = math.floor((t + stream.max_delay_ms) / width) * width
+    reach = stream.max_delay_ms
+    if stream.visible_ms is not None:
+        reach = min(reach, stream.visible_ms)
+    last = math.floor((t + reach) / width) * width
     return first, last, width
 
 
@@ -88,7 +91,7 @@ def _segments(stream: TrackedStream, keys: np.ndarray, t: float, width: int):
     return keys[owner][keep], ledger[keep], chunk[keep], a[keep], b[keep]
 
 
-def _cards(stream, key, a, b, width, rng) -> tuple[np.ndarray, np.ndarray]:
+def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
     """Tracked entries of each segment landing in its key's bucket, and their run counts.
 
     Runs: entries a point mass sends to a bucket are one contiguous window of ids, which the
@@ -100,11 +103,15 @@ def _cards(stream, key, a, b, width, rng) -> tuple[np.ndarray, np.ndarray]:
     card = np.zeros(len(key), dtype=np.int64)
     runs = np.zeros(len(key), dtype=np.float64)
     segment = np.maximum(np.round((b - a) * r), 1)
+    # keys of a bucket that are still not visible at t (not yet received) are left out
+    top = key + width
+    if stream.visible_ms is not None:
+        top = np.minimum(top, math.floor(t + stream.visible_ms) + 1)
     for d, p in delay_forms.atoms(stream.delay):
         if d <= stream.admit_after_ms:
             continue  # dispatched at once, never indexed
         w_lo = np.clip(key - d, a, b)
-        w_hi = np.clip(key - d + width, a, b)
+        w_hi = np.clip(top - d, a, b)
         n = np.maximum(np.ceil(w_hi * r) - np.ceil(w_lo * r), 0).astype(np.int64)
         q = stream.share * p
         c = n if q >= 1 else rng.binomial(n, q)
@@ -112,7 +119,7 @@ def _cards(stream, key, a, b, width, rng) -> tuple[np.ndarray, np.ndarray]:
         runs += np.where(q >= 1, np.minimum(c, 1), _random_runs(c, n, rng))
     for part, p in delay_forms.continuous_parts(stream.delay):
         g = delay_forms.SpecDelay(part).cdf_integral
-        mu = g(key + width - a) - g(key + width - b) - g(key - a) + g(key - b)
+        mu = g(top - a) - g(top - b) - g(key - a) + g(key - b)
         c = rng.poisson(stream.share * p * r * np.maximum(mu, 0.0))
         card += c
         runs += _random_runs(c, segment, rng)
@@ -148,7 +155,7 @@ def fast_counts(
     if last >= first:
         keys, stride = _sample_keys(first, last, width, budget)
         key, ledger, chunk, a, b = _segments(stream, keys, t, width)
-        card, runs = _cards(stream, key, a, b, width, rng)
+        card, runs = _cards(stream, key, a, b, width, rng, t)
         used = card > 0
         content = np.zeros((int(used.sum()), 6), dtype=np.int64)
         content[:, 0] = key[used]
@@ -239,6 +246,8 @@ class _SnapshotTask:
                 if len(chunk) == 0 or chunk.delay_ms[0] <= stream.admit_after_ms:
                     return slice(0, 0)
                 hi = int(np.searchsorted(chunk.publish_ms, now, side="right"))
+                if stream.visible_ms is not None:  # received (so nacked) by now
+                    hi = int(np.searchsorted(deliver_at[:hi], now + stream.visible_ms, "right"))
                 lo = int(np.searchsorted(bucket[:hi], due_key, side="right"))
                 heap += hi - int(
                     np.searchsorted(deliver_at[:hi], now + stream.admit_after_ms, "right")
@@ -247,6 +256,8 @@ class _SnapshotTask:
             admitted = chunk.delay_ms > stream.admit_after_ms
             if len(chunk) and chunk.publish_ms[-1] > now:  # only the last piece reaches past it
                 admitted &= chunk.publish_ms <= now
+            if stream.visible_ms is not None:  # not received (so not nacked) by now
+                admitted &= deliver_at <= now + stream.visible_ms
             heap += int(np.count_nonzero(admitted & (deliver_at > now + stream.admit_after_ms)))
             return admitted & (bucket > due_key)
 

@@ -40,6 +40,10 @@ class TrackedStream:
     bits: int
     admit_after_ms: float = 0.0
     due_after_ms: float = 0.0
+    #: keys later than ``t + visible_ms`` are not tracked yet at ``t`` (None: no bound). A
+    #: nack is tracked from its receipt: with a nack delay N, only keys up to ``t + N`` exist
+    #: (a delayed message is received, and nacked, when it comes due)
+    visible_ms: float | None = None
 
     @property
     def ledger_ms(self) -> float:
@@ -65,10 +69,14 @@ class TrackedStream:
 
     def pending(self, t_ms: float, after_ms: float) -> float:
         """Expected tracked entries published by ``t_ms`` whose deliverAt is later than
-        ``t_ms + after_ms`` and that were admitted (closed form, O(1))."""
+        ``t_ms + after_ms``, admitted, and visible (``visible_ms``) (closed form, O(1))."""
         dist = delay_forms.SpecDelay(self.delay)
+        rate = self.tracked_rate_per_ms
         cutoff = max(after_ms, self.admit_after_ms)
-        return float(delay_forms.pending(dist, self.tracked_rate_per_ms, 0.0, t_ms, t_ms + cutoff))
+        count = float(delay_forms.pending(dist, rate, 0.0, t_ms, t_ms + cutoff))
+        if self.visible_ms is not None and self.visible_ms > cutoff:
+            count -= float(delay_forms.pending(dist, rate, 0.0, t_ms, t_ms + self.visible_ms))
+        return max(count, 0.0)
 
     def workload(self, t_ms: float, seed: int = 0) -> tuple[Workload, int]:
         """The entries a snapshot at ``t_ms`` depends on, as a workload starting at a ledger

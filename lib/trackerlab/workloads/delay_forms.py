@@ -22,6 +22,7 @@ integer-ms flooring of :meth:`DelaySpec.sample` (a bias below 1 ms).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +30,24 @@ from trackerlab.workloads.delay_spec import DelaySpec
 
 #: Probability mass left beyond :func:`support_max` for unbounded (exponential) delays.
 TAIL_EPSILON = 1e-9
+
+
+def _offset(spec: DelaySpec) -> float:
+    """An exponential delay's offset (``shifted``): ``params[1]``, else 0."""
+    return spec.params[1] if len(spec.params) > 1 else 0.0
+
+
+def shifted(spec: DelaySpec, by_ms: float) -> DelaySpec:
+    """The delay ``D + by_ms``: every point and bound moved, mixtures part by part (an
+    exponential keeps its mean and gains an offset). O(parts)."""
+    if spec.kind == "exponential":
+        params = (spec.params[0], _offset(spec) + by_ms)
+    elif spec.kind == "mix":
+        parts = tuple(shifted(p, by_ms) for p in spec.parts)
+        return replace(spec, parts=parts, text=f"{spec.text} + {by_ms:g}ms", files=spec.files)
+    else:
+        params = tuple(v + by_ms for v in spec.params)
+    return replace(spec, params=params, text=f"{spec.text} + {by_ms:g}ms", files=spec.files)
 
 
 def _empirical_table(spec: DelaySpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -50,6 +69,7 @@ def cdf(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
             return (x >= lo).astype(np.float64)
         return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
     if kind == "exponential":
+        x = x - _offset(spec)
         return np.where(x > 0, -np.expm1(-np.maximum(x, 0) / spec.params[0]), 0.0)
     if kind == "empirical":
         values, cum_w, _ = _empirical_table(spec)
@@ -73,7 +93,7 @@ def cdf_integral(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
         return inside + np.maximum(x - hi, 0.0)
     if kind == "exponential":
         m = spec.params[0]
-        xp = np.maximum(x, 0.0)
+        xp = np.maximum(x - _offset(spec), 0.0)
         return xp + m * np.expm1(-xp / m)
     if kind == "empirical":
         values, cum_w, cum_wv = _empirical_table(spec)
@@ -90,7 +110,7 @@ def mean(spec: DelaySpec) -> float:
     if spec.kind == "uniform":
         return (spec.params[0] + spec.params[1]) / 2
     if spec.kind == "exponential":
-        return spec.params[0]
+        return spec.params[0] + _offset(spec)
     if spec.kind == "empirical":
         return float(np.dot(spec.params, spec.weights))
     return sum(w * mean(p) for w, p in zip(spec.weights, spec.parts, strict=True))
@@ -101,7 +121,7 @@ def support_min(spec: DelaySpec) -> float:
     if spec.kind in ("fixed", "uniform"):
         return spec.params[0]
     if spec.kind == "exponential":
-        return 0.0
+        return _offset(spec)
     if spec.kind == "empirical":
         return min(v for v, w in zip(spec.params, spec.weights, strict=True) if w > 0)
     return min(support_min(p) for w, p in zip(spec.weights, spec.parts, strict=True) if w > 0)
@@ -110,7 +130,7 @@ def support_min(spec: DelaySpec) -> float:
 def support_max(spec: DelaySpec) -> float:
     """The largest delay (ms); for an exponential part, its ``1 - TAIL_EPSILON`` quantile."""
     if spec.kind == "exponential":
-        return -spec.params[0] * math.log(TAIL_EPSILON)
+        return _offset(spec) - spec.params[0] * math.log(TAIL_EPSILON)
     if spec.kind == "mix":
         return max(support_max(p) for w, p in zip(spec.weights, spec.parts, strict=True) if w > 0)
     if spec.kind == "empirical":
@@ -177,7 +197,7 @@ def sample_truncated(part: DelaySpec, lo: np.ndarray, hi: np.ndarray, u: np.ndar
         a, b = part.params
         out = a + p * (b - a)
     else:
-        out = -part.params[0] * np.log1p(-np.minimum(p, 1 - 1e-16))
+        out = _offset(part) - part.params[0] * np.log1p(-np.minimum(p, 1 - 1e-16))
     return np.clip(out, lo, hi)
 
 

@@ -129,8 +129,9 @@ class DelaySpec:
         if self.kind == "uniform":
             lo, hi = self.params
             return np.floor(lo + u * (hi - lo)).astype(np.int64)
-        if self.kind == "exponential":
-            return np.floor(-self.params[0] * np.log1p(-u)).astype(np.int64)
+        if self.kind == "exponential":  # params[1]: an offset (delay_forms.shifted)
+            offset = self.params[1] if len(self.params) > 1 else 0.0
+            return np.floor(offset - self.params[0] * np.log1p(-u)).astype(np.int64)
         if self.kind == "empirical":
             cdf = np.cumsum(self.weights)
             idx = np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
