@@ -150,15 +150,45 @@ def test_workload_file_and_flags_share_one_vocabulary(tmp_path, cli):
 
 
 def test_budget_and_precision_recommendations():
+    """The README's example with ``--budget 512MiB``: memory changes only where the bucket width
+    does (powers of two), so the candidates are the powers of two; the least early tick within
+    the budget is 2,048 ms (428 MiB, up to 4,095 ms early), not the 5 s of the old fixed list
+    (272 MiB, up to 9.1 s early)."""
     w = PlanWorkload.parse(
         {"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:1h", "subscriptions": 4}
     )
     budget = plan(w, budget_bytes=512 * 2**20).choices[0]
     fits = [row for row in budget.table if row["per_broker_bytes"] <= 512 * 2**20]
-    assert budget.value == min(row["tick_ms"] for row in fits) == 5000
+    best = min(fits, key=lambda row: row["early_ms"])
+    assert budget.value == best["tick_ms"] == 2048
+    assert best["early_ms"] == 2048 + 2047
+    assert "within 512 MiB" in budget.reason and "up to 4095ms early" in budget.reason
+    # each bucket width's smallest and largest tick that deliver earlier than the longest
+    # delay (1 h), and the release's 1 s
+    ticks = {row["tick_ms"] for row in budget.table}
+    assert {1 << k for k in range(21)} | {1000, 511, 1023} <= ticks
     early = plan(w, max_early_ms=1000).choices[0]
-    assert early.value == 500 and "755ms" not in early.reason  # 500ms: 755 ms early at most
-    assert all(row["early_ms"] > 1000 for row in early.table if row["tick_ms"] > 500)
+    # bucket 256 ms is the widest within 1 s (512 + 511 > 1000); of its ticks 256 .. 511 the
+    # memory is the same (within 1%), so the fewest wake-ups: 511 ms, up to 511 + 255 early
+    assert early.value == 511 and "up to 766ms early" in early.reason
+    assert all(row["early_ms"] > 1000 for row in early.table if row["tick_ms"] > 511)
+
+
+def test_equal_memory_goes_to_the_default_then_fewer_wakeups():
+    """On the triple heap (4.0.7) every tick up to the bound costs the same memory: the tie
+    goes to the release's 1 s tick, not to the 1 ms tick with a thousand wake-ups a second."""
+    w = PlanWorkload.parse(
+        {"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:1h", "pulsar_version": "4.0.7"}
+    )
+    choice = plan(w, max_early_ms=1000).choices[0]
+    assert choice.design == "triple-heap" and choice.value == 1000
+
+
+def test_nothing_fits_says_what_would():
+    w = PlanWorkload.parse({"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:1h"})
+    choice = plan(w, budget_bytes=1024).choices[0]
+    assert choice.value is None
+    assert "nothing fits --budget 1 KiB" in choice.reason and "brokers" in choice.reason
 
 
 def test_pip393_and_blog_scenarios_agree_with_reproduce():
@@ -235,10 +265,6 @@ def test_every_command_help_shows_defaults(cli):
         (
             ["--rate", "1k/s", "--designs", "heap"],
             ["unknown design 'heap'; did you mean 'triple-heap'?"],
-        ),
-        (
-            ["--rate", "1k/s", "--delayed", "30%", "--delay", "1h", "--budget", "1KiB"],
-            ["--budget 1 KiB is below the smallest delayed-delivery index"],
         ),
         (["--rate", "1k/s", "--budget", "1GiB"], ["--budget and --max-early tune"]),
         (["--rate", "1k/s", "--tick", "0.5ms"], ["--tick must be a whole number of ms in 1ms..1d"]),

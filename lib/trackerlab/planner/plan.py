@@ -40,15 +40,22 @@ from trackerlab.planner.workload import PlanWorkload
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
-from trackerlab.workloads.units import format_bytes
+from trackerlab.workloads.units import format_bytes, format_duration_ms
 
 GIB = 1024**3
 #: Nack redelivery delays below this are raised to it (``NegativeAcksTracker.MIN_NACK_DELAY``).
 MIN_NACK_DELAY_MS = 100.0
-#: Ticks the recommendation compares (ms).
-TICKS_MS = (100, 250, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000, 120_000, 300_000)
-#: negativeAckPrecisionBitCnt values the recommendation compares.
-NACK_BITS = tuple(range(4, 17, 2))
+#: Ticks the recommendation compares (ms): a time-bucket index's memory changes only where
+#: ``floor(log2 tick)`` does, so each bucket width ``2^k`` (1 ms to 70 min) is tried at its
+#: smallest tick ``2^k`` (least early delivery) and its largest ``2^(k+1) - 1`` (fewest timer
+#: wake-ups); the release's default and the workload's tick are added (:func:`candidate_ticks`).
+TICKS_MS = tuple(sorted({1 << k for k in range(23)} | {(2 << k) - 1 for k in range(1, 22)}))
+#: negativeAckPrecisionBitCnt values the recommendation compares: every one from 0 to 20
+#: (buckets of 1 ms to 17 min).
+NACK_BITS = tuple(range(21))
+#: Memory within this share of the least counts as the same when choosing (ties go to the
+#: release's default, then to fewer timer wake-ups).
+MEMORY_TIE = 0.01
 
 
 @dataclass
@@ -558,40 +565,64 @@ def _count_sized(w: PlanWorkload, tracker: str) -> str:
 # --------------------------------------------------------------------------- recommendations
 
 
+def candidate_ticks(w: PlanWorkload) -> list[int]:
+    """:data:`TICKS_MS` with the release's default tick and the workload's, those that can
+    deliver earlier than the longest delay left out (such a tick hands every message out as it
+    arrives). O(1)."""
+    ticks = {*TICKS_MS, int(w.defaults.tick_ms), int(w.values["tick"])}  # type: ignore[arg-type]
+    longest = delay_forms.support_max(w.values["delay"])  # type: ignore[arg-type]
+    name = w.defaults.delayed_design or "triple-heap"
+    useful = [t for t in ticks if precision.early_ms(name, t, precision_bits_for_tick(t)) < longest]
+    return sorted(useful or [min(ticks)])
+
+
 def recommend_tick(
     w: PlanWorkload, budget_bytes: int | None, max_early_ms: float | None, seed: int = 0
 ) -> Choice:
     """The tick of the release's delayed design that fits ``budget_bytes`` per broker with the
-    best precision, or meets ``max_early_ms`` with the least memory; with the neighbours."""
+    least early delivery, or meets ``max_early_ms`` with the least memory (:func:`_choose`);
+    every candidate tick in the table."""
     name = _count_sized(w, "delayed")
     design = CATALOG[name]
     per_broker = _multipliers(w, per_consumer=False)[2]
     table = []
     layout, shape = release_layout(w), release_shape(w, name)
-    for tick in TICKS_MS:
+    for tick in candidate_ticks(w):
         stream = delayed_stream(w, tick, name)
         counts, _ = fast_counts(stream, seed, layout)
         size = design.from_counts(counts, shape, layout)  # type: ignore[misc]
         total = (_bytes(size) + _views(w, name, size, layout)) * per_broker
-        early = precision.early_ms(name, tick, stream.bits)
         table.append(
             {
                 "tick_ms": tick,
                 "bucket_ms": 1 << stream.bits,
-                "early_ms": early,
+                "early_ms": precision.early_ms(name, tick, stream.bits),
                 "per_broker_bytes": total,
+                "wakeups_per_s": 1000 / tick,
             }
         )
-    return _choose(
-        DELAYED.name,
-        name,
-        "tick",
-        "tick_ms",
-        table,
-        budget_bytes,
-        max_early_ms,
-        "per broker",
-    )
+    choice = _choose(DELAYED.name, name, "tick", "tick_ms", table, budget_bytes, max_early_ms,
+                     "per broker", w.defaults.tick_ms)  # fmt: skip
+    if choice.value is None and budget_bytes is not None:
+        choice.reason += delayed_alternatives(w, budget_bytes, table, seed)
+    return choice
+
+
+def delayed_alternatives(w: PlanWorkload, budget: int, table: list[dict], seed: int) -> str:
+    """What would fit a budget no tick meets: the triple heap (4.0.6+), more brokers."""
+    out = []
+    coarsest = min(row["per_broker_bytes"] for row in table)
+    if w.defaults.delayed_design != "triple-heap":
+        heap, _ = delayed_rows(w.with_values(), seed=seed)
+        row = next((r for r in heap if r.design == "triple-heap"), None)
+        if row is not None and row.per_broker is not None and row.per_broker <= budget:
+            out.append(f"the triple heap (4.0.6+ runs it) needs {format_bytes(row.per_broker)}")
+    brokers = math.ceil(coarsest / budget) if budget else 0
+    if brokers > 1:
+        out.append(
+            f"spreading these topics' partitions over {brokers} brokers fits the coarsest tick"
+        )
+    return "; " + "; ".join(out) if out else ""
 
 
 def recommend_nack_bits(
@@ -609,58 +640,67 @@ def recommend_nack_bits(
     per_topic = _multipliers(w, per_consumer=True)[1]
     table = []
     layout, shape = release_layout(w), release_shape(w, name)
-    for bits in NACK_BITS:
+    longest = delay_forms.support_max(nack_delay(w))
+    for bits in [b for b in NACK_BITS if (1 << b) - 1 < longest] or [NACK_BITS[0]]:
         counts, _ = fast_counts(nack_stream(w, bits), seed, layout)
         total = _bytes(design.from_counts(counts, shape, layout)) * per_topic  # type: ignore[misc]
-        early = precision.early_ms(name, 0, bits)
         table.append(
             {
                 "nack_precision_bits": bits,
                 "bucket_ms": 1 << bits,
-                "early_ms": early,
+                "early_ms": precision.early_ms(name, 0, bits),
                 "per_topic_bytes": total,
+                "wakeups_per_s": 1000 / (1 << bits),
             }
         )
-    return _choose(
-        NACK.name,
-        name,
-        "nack_precision_bits",
-        "nack_precision_bits",
-        table,
-        budget_bytes,
-        max_early_ms,
-        "per topic",
-    )
+    return _choose(NACK.name, name, "nack_precision_bits", "nack_precision_bits", table,
+                   budget_bytes, max_early_ms, "per topic", w.defaults.nack_precision_bits)  # fmt: skip
 
 
-def _choose(tracker, design, setting, key, table, budget, max_early, scope) -> Choice:
+def about_ms(ms: float) -> str:
+    """A duration for prose, to three digits: ``4095ms``, ``18.2s``, ``17.5m``, ``2.5h``."""
+    for unit, size, below in (("ms", 1, 10_000), ("s", 1000, 120_000), ("m", 60_000, 7_200_000)):
+        if ms < below:
+            return f"{ms / size:.0f}{unit}" if unit == "ms" else f"{ms / size:.3g}{unit}"
+    return f"{ms / 3_600_000:.3g}h"
+
+
+def _choose(tracker, design, setting, key, table, budget, max_early, scope, default) -> Choice:
+    """The best row of ``table``: within ``budget`` the least early delivery, or meeting
+    ``max_early`` the least memory (within :data:`MEMORY_TIE`); ties go to the release's
+    ``default`` setting, then to fewer timer wake-ups. The reason states the budget, the
+    memory and the early delivery. O(rows)."""
     memory_key = next(k for k in table[0] if k.endswith("_bytes"))
     fits = table
     if budget is not None:
         fits = [row for row in table if row[memory_key] <= budget]
         if not fits:
-            smallest = min(row[memory_key] for row in table)
-            raise UsageError(
-                f"--budget {format_bytes(budget)} is below the smallest {tracker} "
-                f"({design}, {format_bytes(smallest)} {scope} at the coarsest setting)"
-            )
+            smallest = min(table, key=lambda row: row[memory_key])
+            return Choice(tracker, design, setting, None,
+                          f"nothing fits --budget {format_bytes(budget)}: the coarsest setting "
+                          f"needs {format_bytes(smallest[memory_key])} {scope}", table)  # fmt: skip
     if max_early is not None:
         fits = [row for row in fits if row["early_ms"] is not None and row["early_ms"] <= max_early]
         if not fits:
-            return Choice(
-                tracker,
-                design,
-                setting,
-                None,
-                f"no setting meets both the budget and an early delivery of at most "
-                f"{max_early:g} ms",
-                table,
-            )
-        best = min(fits, key=lambda row: row[memory_key])
-        reason = f"least memory among settings delivering at most {max_early:g} ms early"
+            return Choice(tracker, design, setting, None,
+                          f"no setting meets both the budget and an early delivery of at most "
+                          f"{max_early:g} ms", table)  # fmt: skip
+        least = min(row[memory_key] for row in fits)
+        fits = [row for row in fits if row[memory_key] <= least * (1 + MEMORY_TIE)]
     else:
-        best = min(fits, key=lambda row: row["early_ms"] or 0)
-        reason = "best precision within the budget" if budget is not None else "the current default"
+        least_early = min(row["early_ms"] or 0 for row in fits)
+        fits = [row for row in fits if (row["early_ms"] or 0) == least_early]
+    best = min(fits, key=lambda row: (row[key] != default, row["wakeups_per_s"]))
+    early = about_ms(best["early_ms"] or 0)
+    memory = f"{format_bytes(best[memory_key])} {scope}"
+    if max_early is not None:
+        reason = f"least memory delivering at most {format_duration_ms(max_early)} early: {memory}, up to {early} early"
+    elif budget is not None:
+        reason = (
+            f"least early delivery within {format_bytes(budget)}: {memory}, up to {early} early"
+        )
+    else:
+        reason = f"the current default: {memory}, up to {early} early"
     return Choice(tracker, design, setting, int(best[key]), reason, table)
 
 

@@ -157,7 +157,13 @@ def table(plan: Plan) -> str:
             f"  {'setting':>10} {'bucket':>9} {'early <=':>9} {scope.removesuffix('_bytes').replace('_', ' '):>14}"
         )
         for row in choice.table:
-            mark = " <" if row[key] == choice.value else ""
+            value = row[key]
+            shown = value == choice.value or value == (
+                w.defaults.tick_ms if key == "tick_ms" else w.defaults.nack_precision_bits
+            )
+            if key == "tick_ms" and not shown and value & (value - 1):
+                continue  # the largest tick of each bucket width: listed when chosen
+            mark = " <" if value == choice.value else ""
             setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
             out.append(
                 f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_ms(row['early_ms']):>9} "

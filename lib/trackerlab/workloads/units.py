@@ -75,7 +75,7 @@ def format_duration_ms(ms: float) -> str:
         size = UNITS_MS[unit]
         if ms >= size and ms % size == 0:
             return f"{ms / size:g}{unit}"
-    return f"{ms:g}ms"
+    return f"{ms:.15g}ms"
 
 
 def parse_rate_per_ms(text: object, name: str = "--rate") -> float:
