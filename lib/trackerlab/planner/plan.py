@@ -77,6 +77,8 @@ class PlanRow:
     per_topic: int
     per_broker: int | None
     note: str = ""
+    #: the fast path's 95% bound on the sampled bytes, a fraction (0: exact or not sampled)
+    error_bound: float = 0.0
 
     @property
     def bytes_per_entry(self) -> float:
@@ -229,8 +231,18 @@ def nack_delay_of_entries(w: PlanWorkload) -> DelaySpec:
     late = delay_forms.shifted(v["delay"], delay_forms.mean(nack))  # type: ignore[arg-type]
     if q >= 1:
         return late
-    return DelaySpec("mix", weights=(q, 1 - q), parts=(late, nack),
-                     text=f"mix:{q:.6g}*({late.text})+{1 - q:.6g}*{nack.text}")  # fmt: skip
+    # one flat mixture (a part of a mixture is never a mixture itself)
+    parts = [(q * wi, pi) for wi, pi in _components(late)]
+    parts += [((1 - q) * wi, pi) for wi, pi in _components(nack)]
+    return DelaySpec("mix", weights=tuple(w for w, _ in parts), parts=tuple(p for _, p in parts),
+                     text=f"mix:{q:.6g}*({late.text})+{1 - q:.6g}*({nack.text})")  # fmt: skip
+
+
+def _components(spec: DelaySpec) -> list[tuple[float, DelaySpec]]:
+    """A spec as weighted non-mixture parts. O(parts)."""
+    if spec.kind != "mix":
+        return [(1.0, spec)]
+    return [(w, p) for w, p in zip(spec.weights, spec.parts, strict=True)]
 
 
 #: ``--exact`` folds the snapshot's entries on Spark above this many (single process below).
@@ -251,6 +263,14 @@ def release_shape(w: PlanWorkload, name: str) -> str | None:
     if name == w.defaults.nack_design:
         return w.defaults.nack_shape
     return None
+
+
+def _sampled_bound(name: str, counts: PointCounts) -> float:
+    """The fast path's 95% bound for a design sized from the sampled buckets (a heap or map
+    holds the closed-form count: no sampling error). O(1)."""
+    if "time-buckets" not in name:
+        return 0.0
+    return counts.totals.get("error_bound_ppm", 0) / 1e6
 
 
 def _views(w: PlanWorkload, name: str, size, layout: JvmLayout) -> int:
@@ -352,6 +372,7 @@ def delayed_rows(
                 per_subscription=total * per_sub,
                 per_topic=total * per_topic,
                 per_broker=total * per_broker,
+                error_bound=_sampled_bound(name, counts),
                 note="; ".join(
                     n
                     for n in (
@@ -405,6 +426,7 @@ def nack_rows(
                 per_topic=_bytes(peak) * per_topic,
                 per_broker=None,
                 note=big_ledger_note(stream) if "time-buckets" in name else "",
+                error_bound=_sampled_bound(name, counts),
             )
         )
     return rows, t

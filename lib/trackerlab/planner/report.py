@@ -127,7 +127,13 @@ def table(plan: Plan) -> str:
     out = [answer(plan), ""]
     if plan.warnings:
         out += [f"Note: {text}." for text in plan.warnings] + [""]
-    mode = "message-level snapshot (--exact)" if plan.exact else "closed forms and sampled buckets"
+    bound = max((r.error_bound for r in plan.rows), default=0.0)
+    mode = (
+        "message-level snapshot (--exact)"
+        if plan.exact
+        else "closed forms and sampled buckets"
+        + (f", sampled bytes within ±{100 * bound:.2g}% (95%)" if bound else "")
+    )
     out.append(f"Steady state from {mode}; sizes are JVM bytes (heap or direct as marked), ")
     out.append("KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.defaults.version) + " runs.")
     trackers = list(dict.fromkeys(r.tracker for r in plan.rows))

@@ -41,7 +41,7 @@ from trackerlab.workloads.stream import DEFAULT_START_MS
 CHUNK = 1 << 16
 #: Sampled (bucket, ledger chunk) pairs the fast path evaluates at most.
 ROW_BUDGET = 100_000
-#: Sampled bucket keys at most (the first keys of a range are always all taken).
+#: Sampled bucket keys at most in the pilot sample.
 KEY_BUDGET = 4096
 
 
@@ -56,14 +56,20 @@ def _pending_keys(stream: TrackedStream, t: float) -> tuple[int, int, int]:
     return first, last, width
 
 
-def _sample_keys(first: int, last: int, width: int, budget: int) -> tuple[np.ndarray, float]:
-    """A systematic sample of the keys ``first, first + w, ..., last`` and its stride."""
+def _sample_keys(first: int, last: int, width: int, budget: int) -> tuple[np.ndarray, float, int]:
+    """A sample of the keys ``first, first + w, ..., last``: all when there are at most
+    ``budget``, else the first and last :data:`EDGE_KEYS` (taken whole: the partial buckets at
+    the due edge and at the longest delay) and a systematic sample of the keys between.
+    Returns the keys, the middle's stride and how many keys lead and trail it. O(budget)."""
     n = (last - first) // width + 1
     if n <= budget:
-        return first + width * np.arange(n, dtype=np.int64), 1.0
-    stride = n / budget
-    picks = np.floor((np.arange(budget) + 0.5) * stride).astype(np.int64)
-    return first + width * picks, stride
+        return first + width * np.arange(n, dtype=np.int64), 1.0, 0
+    edge = min(EDGE_KEYS, max((budget - 2) // 4, 0))
+    take = max(budget - 2 * edge, 1)
+    stride = (n - 2 * edge) / take
+    picks = edge + np.floor((np.arange(take) + 0.5) * stride).astype(np.int64)
+    index = np.r_[np.arange(edge), picks, np.arange(n - edge, n)].astype(np.int64)
+    return first + width * index, stride, edge
 
 
 def _segments(stream: TrackedStream, keys: np.ndarray, t: float, width: int):
@@ -139,56 +145,164 @@ def _random_runs(c: np.ndarray, n: np.ndarray, rng: np.random.Generator) -> np.n
     return mean + np.sqrt(np.maximum(var, 0.0)) * rng.standard_normal(len(c))
 
 
+#: The fast path's target: the relative standard error of the sampled bytes (1.96x this is the
+#: stated 95% bound). A pilot sample estimates it; a larger sample follows when it is missed.
+TARGET_RELATIVE_SE = 0.005
+#: The fast path's hard limit on sampled rows (a second sample never exceeds it).
+MAX_ROWS = 2_000_000
+#: Keys at each end of the pending range always taken: the partial buckets at the due edge
+#: and at the longest delay are where a systematic sample would miss or overweight structure.
+EDGE_KEYS = 4
+
+
 def fast_counts(
     stream: TrackedStream, seed: int = 0, layout: JvmLayout = COMPRESSED
 ) -> tuple[PointCounts, float]:
     """The snapshot's counts from closed forms and a sample of bucket keys (module docstring),
-    and the snapshot time. O(sampled rows)."""
+    and the snapshot time. The sample takes the first and last :data:`EDGE_KEYS` keys and a
+    systematic sample between; a pilot estimates the relative standard error of the sampled
+    bytes from successive key differences, and when it is above :data:`TARGET_RELATIVE_SE`
+    a sample sized to meet it (up to :data:`MAX_ROWS` rows) replaces it. The totals carry
+    ``error_bound_ppm``: 1.96 standard errors, in millionths (0: every key taken). O(sampled
+    rows)."""
     t = stream.steady_time_ms()
     first, last, width = _pending_keys(stream, t)
-    rng = np.random.default_rng([seed, 14])
     chunks = -(-stream.entries_per_ledger // CHUNK)
     rows_per_key = (stream.max_delay_ms / stream.ledger_ms + 2) * chunks
     budget = int(min(KEY_BUDGET, max(16, ROW_BUDGET / rows_per_key)))
-    content = np.zeros((0, 6), dtype=np.int64)
-    stride = 1.0
+    parts, error = [(np.zeros((0, 6), dtype=np.int64), 1.0)], 0.0
     if last >= first:
-        keys, stride = _sample_keys(first, last, width, budget)
-        key, ledger, chunk, a, b = _segments(stream, keys, t, width)
-        card, runs = _cards(stream, key, a, b, width, rng, t)
-        used = card > 0
-        content = np.zeros((int(used.sum()), 6), dtype=np.int64)
-        content[:, 0] = key[used]
-        content[:, 1] = START_LEDGER + ledger[used]
-        content[:, 2] = chunk[used]
-        content[:, 3] = card[used]
-        content[:, 4] = runs[used]
-        order = np.lexsort((content[:, 2], content[:, 1], content[:, 0]))
-        content = content[order]
-    return _scaled_counts(stream, content, stride, t, layout), t
+        n_keys = (last - first) // width + 1
+        parts, error, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
+        if error > TARGET_RELATIVE_SE and taken < n_keys:
+            need = math.ceil(taken * (error / TARGET_RELATIVE_SE) ** 2)
+            bigger = int(min(n_keys, need, max(budget, MAX_ROWS / rows_per_key)))
+            if bigger > taken:
+                parts, error, _, edge = _sampled(
+                    stream, first, last, width, bigger, t, seed, layout
+                )
+        (middle, weight), rest = parts[0], parts[1:]
+        sampled = float(middle[:, 3].sum()) * weight
+        # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
+        lo, hi = first + edge * width, last + width - edge * width
+        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
+        if weight > 1 and sampled > 0 and between > 0:
+            # ratio estimator: the closed form knows how many entries the middle holds; the
+            # sample gives how they are laid out (bytes per entry)
+            parts = [(middle, weight * between / sampled), *rest]
+        elif weight > 1 and sampled == 0 and between >= 1:
+            # so sparse that no sampled bucket holds an entry: each one sits alone in its
+            # bucket and bitmap (the sparse limit), off by the buckets two entries share
+            parts = [(_alone(lo, width, round(between)), 1.0), *rest]
+            error = max(error, between / n_keys)
+    counts = _weighted_counts(stream, parts, t, layout)
+    counts.totals["error_bound_ppm"] = round(1.96 * error * 1e6)
+    return counts, t
+
+
+def _alone(first: int, width: int, n: int) -> np.ndarray:
+    """Content of ``n`` entries each alone in its own bucket and bitmap. O(n)."""
+    content = np.zeros((n, 6), dtype=np.int64)
+    content[:, 0] = first + width * np.arange(n, dtype=np.int64)
+    content[:, 1] = START_LEDGER
+    content[:, 3] = content[:, 4] = 1
+    return content
+
+
+def _sampled(stream, first, last, width, budget, t, seed, layout):
+    """A key sample's content parts with their weights (the middle its stride, first; the
+    edges 1), the relative standard error of its bytes, how many keys it took and how many
+    edge keys lead and trail the middle."""
+    rng = np.random.default_rng([seed, 14, budget])
+    keys, stride, edge = _sample_keys(first, last, width, budget)
+    key, ledger, chunk, a, b = _segments(stream, keys, t, width)
+    card, runs = _cards(stream, key, a, b, width, rng, t)
+    used = card > 0
+    content = np.zeros((int(used.sum()), 6), dtype=np.int64)
+    content[:, 0] = key[used]
+    content[:, 1] = START_LEDGER + ledger[used]
+    content[:, 2] = chunk[used]
+    content[:, 3] = card[used]
+    content[:, 4] = runs[used]
+    order = np.lexsort((content[:, 2], content[:, 1], content[:, 0]))
+    content = content[order]
+    middle_keys = keys[edge : len(keys) - edge] if edge else keys
+    in_middle = (content[:, 0] >= middle_keys[0]) & (content[:, 0] <= middle_keys[-1])
+    parts = [(content[in_middle], stride), (content[~in_middle], 1.0)]
+    error = _relative_se(content[in_middle], middle_keys, stride, layout)
+    return parts, error, len(keys), edge
+
+
+def _relative_se(content: np.ndarray, keys: np.ndarray, stride: float, layout) -> float:
+    """Relative standard error of the scaled byte total of a systematic key sample, from the
+    successive differences of the per-key bytes (containers + one fixed part per bitmap);
+    0 when every key was taken. O(rows)."""
+    if stride <= 1.0 or len(keys) < 3:
+        return 0.0
+    cols = tba.chunk_columns(content[:, 3], content[:, 4], layout)
+    per_row = cols["jvm_containers_plain"] + tbs_bitmap_fixed(layout)
+    at = np.searchsorted(keys, content[:, 0])
+    y = np.bincount(at, weights=per_row, minlength=len(keys))
+    mean = y.mean()
+    if mean <= 0:
+        return 0.0
+    var = np.sum(np.diff(y) ** 2) / (2 * (len(y) - 1))
+    return float(math.sqrt(var / len(y)) / mean)
+
+
+def tbs_bitmap_fixed(layout) -> int:
+    """Bytes of one single-key bitmap besides its container (the per-row proxy's fixed part)."""
+    from trackerlab.models.time_buckets import shapes as tbs
+
+    return tbs.roaring64_fixed_bytes(1, layout)
 
 
 def _scaled_counts(
     stream: TrackedStream, content: np.ndarray, stride: float, t: float, layout: JvmLayout
 ) -> PointCounts:
     """PointCounts of a sampled content table, every additive count scaled by ``stride``."""
-    cols = tba.chunk_columns(content[:, 3], content[:, 4], layout) if len(content) else {}
-    agg = tba.aggregates_of_content(content, layout, cols or None)
-    totals: dict[str, float] = {f: float(v.sum()) * stride for f, v in cols.items()}
-    for f in tba.CHUNK_FIELDS:
-        totals.setdefault(f, 0.0)
-    totals["bitmaps"] = agg.bitmaps * stride
-    pending = stream.pending(t, stream.due_after_ms)
+    return _weighted_counts(stream, [(content, stride)], t, layout)
+
+
+def _weighted_counts(
+    stream: TrackedStream, parts: list[tuple[np.ndarray, float]], t: float, layout: JvmLayout
+) -> PointCounts:
+    """PointCounts of sampled content tables, each part's additive counts scaled by its weight
+    (the edge keys count once, the systematic middle by its stride); the pending and heap
+    counts come from closed forms. O(rows)."""
+    totals: dict[str, float] = dict.fromkeys(tba.CHUNK_FIELDS, 0.0)
+    aggs = []
+    for content, weight in parts:
+        cols = tba.chunk_columns(content[:, 3], content[:, 4], layout) if len(content) else {}
+        agg = tba.aggregates_of_content(content, layout, cols or None)
+        for f, v in cols.items():
+            totals[f] += float(v.sum()) * weight
+        aggs.append((agg, weight))
+    first = aggs[0][0]
+    bitmaps = sum(a.bitmaps * w for a, w in aggs)
+    totals["bitmaps"] = bitmaps
     totals["selected"] = totals["index_messages"] = totals["entries"]
     totals["heap_entries"] = stream.pending(t, stream.admit_after_ms)
+    ranges = [(a.bucket_range, a.ledger_range) for a, _ in aggs if a.bitmaps] or [
+        (first.bucket_range, first.ledger_range)
+    ]
+    buckets = (min(r[0][0] for r in ranges), max(r[0][1] for r in ranges))
+    ledgers = (min(r[1][0] for r in ranges), max(r[1][1] for r in ranges))
     scaled = replace(
-        agg,
-        bitmaps=round(agg.bitmaps * stride),
-        bitmap_bytes={k: round(v * stride) for k, v in agg.bitmap_bytes.items()},
-        bucket_counts=np.round(agg.bucket_counts * stride).astype(np.int64),
+        first,
+        bitmaps=round(bitmaps),
+        bitmap_bytes={
+            k: round(sum(a.bitmap_bytes[k] * w for a, w in aggs)) for k in first.bitmap_bytes
+        },
+        ledger_counts=np.concatenate([a.ledger_counts for a, _ in aggs]),
+        bucket_counts=np.concatenate(
+            [np.round(a.bucket_counts * w).astype(np.int64) for a, w in aggs]
+        ),
+        bucket_range=buckets,
+        ledger_range=ledgers,
     )
     rounded = {k: round(v) for k, v in totals.items()}
-    rounded["pending_closed_form"] = round(pending)
+    rounded["pending_closed_form"] = round(stream.pending(t, stream.due_after_ms))
     return PointCounts(rounded, scaled, stream.tracked_rate_per_ms, stream.bits, None)
 
 

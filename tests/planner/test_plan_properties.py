@@ -1,0 +1,115 @@
+"""Property-based tests of the capacity planner over its stated ranges.
+
+Hypothesis draws workloads: rates from 1/s to 1M/s, partitions, each delay family and
+mixtures, shares, ticks, nack precisions, ledger rollovers and release versions. The plan
+either answers or refuses in one line (:class:`~trackerlab.errors.UsageError`); any other
+exception fails. On workloads small enough for the message-level path, the fast answer of the
+time-bucket designs lies within its stated sampling bound of ``--exact``, widened by the
+exact snapshot's own randomness (one realization of each Poisson placement).
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trackerlab import releases
+from trackerlab.errors import UsageError
+from trackerlab.planner.plan import delayed_rows, nack_rows, plan
+from trackerlab.planner.workload import PlanWorkload
+
+DURATIONS = ("100ms", "1s", "30s", "5m", "1h", "1d", "7d")
+
+
+@st.composite
+def delays(draw) -> str:
+    kind = draw(st.sampled_from(("fixed", "uniform", "exponential", "mix", "empirical")))
+    a, b = sorted(draw(st.lists(st.sampled_from(DURATIONS), min_size=2, max_size=2)))
+    a_ms, b_ms = (_ms(x) for x in (a, b))
+    lo, hi = (a, b) if a_ms <= b_ms else (b, a)
+    if kind == "fixed":
+        return f"fixed:{hi}"
+    if kind == "uniform":
+        return f"uniform:0:{hi}" if lo == hi else f"uniform:{lo}:{hi}"
+    if kind == "exponential":
+        return f"exponential:{lo}"
+    if kind == "empirical":
+        return f"empirical:{lo}@0.5,{hi}@0.5"
+    w = draw(st.sampled_from((0.2, 0.5, 0.8)))
+    return f"mix:{w}*uniform:0:{hi}+{1 - w:.1f}*fixed:{lo}"
+
+
+def _ms(text: str) -> float:
+    from trackerlab.workloads.units import parse_duration_ms
+
+    return parse_duration_ms(text)
+
+
+@st.composite
+def workloads(draw, max_rate_per_s: float = 1e6) -> dict:
+    rate = 10 ** draw(st.floats(0, math.log10(max_rate_per_s)))
+    raw: dict[str, object] = {
+        "rate": f"{rate:.6g}/s",
+        "partitions": draw(st.sampled_from((1, 2, 4, 16, 64))),
+        "batch": draw(st.sampled_from((1, 1, 10, 100))),
+        "delayed": f"{draw(st.sampled_from((0, 1, 10, 30, 100)))}%",
+        "nacked": f"{draw(st.sampled_from((0, 0.1, 2, 10)))}%",
+        "subscriptions": draw(st.sampled_from((1, 2))),
+        "consumers": draw(st.sampled_from((1, 3))),
+        "tick": draw(st.sampled_from(("1ms", "100ms", "1s", "4s", "1m"))),
+        "nack_precision_bits": draw(st.integers(0, 16)),
+        "ledger_min_rollover": draw(st.sampled_from(("0", "10m", "1h"))),
+        "pulsar_version": draw(st.sampled_from(releases.known_versions())),
+    }
+    if raw["delayed"] != "0%":
+        raw["delay"] = draw(delays())
+    if draw(st.booleans()):
+        raw["nack_delay"] = draw(st.sampled_from(("100ms", "1m", "uniform:1s:30s", "10m")))
+    return raw
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads())
+def test_a_plan_answers_or_refuses_in_one_line(raw):
+    try:
+        w = PlanWorkload.parse(raw)
+        p = plan(w)
+    except UsageError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert p.rows, raw
+    for row in p.rows:
+        assert row.steady_bytes >= 0 and row.peak_bytes >= row.steady_bytes * 0.999, raw
+        assert 0 <= row.error_bound < math.inf, raw  # stated; wide for sparse or huge buckets
+
+
+def _tolerance(fast, exact) -> float:
+    """The fast row's stated bound, plus 3 relative standard deviations of one realization of
+    the exact snapshot's Poisson placement (about 1/sqrt(bitmaps)), plus 1%."""
+    return fast.error_bound + 3 / math.sqrt(max(exact.entries, 1)) + 0.01
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(workloads(max_rate_per_s=3e3))
+def test_fast_is_within_its_bound_of_exact(raw):
+    raw = {**raw, "pulsar_version": "4.2", "partitions": 1}
+    try:
+        w = PlanWorkload.parse(raw)
+    except UsageError:
+        return
+    for rows in (delayed_rows, nack_rows):
+        if (rows is delayed_rows and not w.values["delayed"]) or (
+            rows is nack_rows and not w.values["nacked"]
+        ):
+            continue
+        try:
+            fast, _ = rows(w)
+            exact, _ = rows(w, exact=True)
+        except UsageError:  # the exact snapshot is over the machine's budget
+            continue
+        for f, e in zip(fast, exact, strict=True):
+            if "time-buckets" not in f.design or e.entries < 100:
+                continue  # a handful of entries: one realization says little
+            assert abs(f.steady_bytes / e.steady_bytes - 1) <= _tolerance(f, e), (raw, f, e)
