@@ -61,6 +61,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --exact: run even when the estimated time or memory exceeds this machine",
     )
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="also build the planned steady state in Pulsar's own tracker classes (the "
+        "release's jars from Maven Central, measured with JOL) and print real bytes beside the "
+        "planned ones, up to 2,000,000 entries per tracker (default: off)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON document")
     fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
@@ -110,13 +117,37 @@ def run(args: argparse.Namespace) -> int:
         designs=designs,
         master=args.master,
     )
+    checked = None
+    if args.verify:
+        if args.json or args.csv:
+            raise UsageError("--verify prints a table: drop --json/--csv")
+        checked = _verify(workload, result, seed)
     if args.json:
         print(as_json(result))
     elif args.csv:
         print(as_csv(result), end="")
     else:
         print(table(result))
+    if checked is not None:
+        from trackerlab.planner.verify import report
+
+        print(report(*checked, exact=args.exact))
     return 0
+
+
+def _verify(workload, result, seed: int):
+    """``--verify``'s real-class run; Maven or Java missing is one line, exit 1."""
+    import sys
+
+    from trackerlab.javacheck import JavaMissing
+    from trackerlab.jvmcheck.pulsar import HarnessBuildFailed, HarnessFailed, MavenUnavailable
+    from trackerlab.planner.verify import verify
+
+    try:
+        return verify(workload, result, seed)
+    except (JavaMissing, MavenUnavailable, HarnessBuildFailed, HarnessFailed) as exc:
+        print(f"trackerlab: plan --verify: {exc}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 #: ``plan --exact`` generates and folds every entry of its snapshots with the sweeps'

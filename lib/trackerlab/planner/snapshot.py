@@ -300,6 +300,7 @@ def _weighted_counts(
         ),
         bucket_range=buckets,
         ledger_range=ledgers,
+        art_statics=frozenset().union(*(a.art_statics or frozenset() for a, _ in aggs)),
     )
     rounded = {k: round(v) for k, v in totals.items()}
     rounded["pending_closed_form"] = round(stream.pending(t, stream.due_after_ms))

@@ -241,6 +241,9 @@ class IndexAggregates:
     bucket_range: tuple[int, int]
     ledger_range: tuple[int, int]
     lab: LabHistograms | None = None
+    #: the ART's static objects the bitmaps point to (``jvm_roaring.ArtSize.shared``), counted
+    #: once per index; None: not collected (the statics of single-key bitmaps are assumed)
+    art_statics: frozenset[str] | None = None
 
     @property
     def buckets(self) -> int:
@@ -268,9 +271,11 @@ def index_bytes(
     :func:`bitmap_bytes`. O(distinct ledger counts)."""
     nb = agg.buckets
     jvm = tbs.outer_map_bytes(shape, nb, layout) + agg.bitmap_bytes[f"jvm_{variant}"]
-    if agg.bitmaps:  # the ART statics every leaf shares, once (RoaringBitmap before 1.5.3);
-        # those of multi-chunk bitmaps (<= 2 more objects, 128 B) are not in the aggregates
-        jvm += tbs.art_shared_bytes_for(np.array([1]), layout)
+    if agg.bitmaps:  # the ART statics the bitmaps share, once
+        statics = (
+            agg.art_statics if agg.art_statics is not None else art_statics(np.array([1]), layout)
+        )
+        jvm += art_shared_bytes(statics, layout)
     python = agg.bitmap_bytes[f"python_{variant}"]
     python += dict_getsizeof(nb) + _sorted_dict_extra()
     if nb:
@@ -313,7 +318,35 @@ def aggregates_of_content(
         bucket_counts=count,
         bucket_range=(int(content[:, BUCKET].min()), int(content[:, BUCKET].max())),
         ledger_range=(int(content[:, LEDGER].min()), int(content[:, LEDGER].max())),
+        art_statics=art_statics(sums["chunks"], layout),
     )
+
+
+#: Reducer total fields (max-merged 0/1 flags) for :data:`ART_STATICS`.
+ART_STATIC_FIELDS = {
+    "empty-bytes": "art_empty_bytes",
+    "type:LEAF_NODE": "art_leaf_node",
+    "type:NODE4": "art_node4",
+    "type:NODE16": "art_node16",
+    "type:NODE48": "art_node48",
+    "type:NODE256": "art_node256",
+}
+
+
+def art_statics(chunk_counts: np.ndarray, layout: JvmLayout = COMPRESSED) -> frozenset[str]:
+    """The ART statics bitmaps of these chunk counts point to (keys as
+    :func:`~trackerlab.models.time_buckets.shapes.roaring64_fixed_bytes` lays them out).
+    O(distinct counts)."""
+    found: set[str] = set()
+    for n in np.unique(np.asarray(chunk_counts, dtype=np.int64)).tolist():
+        found |= tbs.art_statics_of(int(n), layout)
+    return frozenset(found)
+
+
+def art_shared_bytes(statics: frozenset[str], layout: JvmLayout = COMPRESSED) -> int:
+    from trackerlab.sizing.jvm_roaring import art_shared_bytes as shared
+
+    return shared(statics, layout)
 
 
 def sizer_from_counts(name: str, variant: str, formula: str):

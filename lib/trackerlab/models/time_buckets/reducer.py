@@ -63,7 +63,7 @@ SUM_FIELDS = (
     "lab_stream_bytes",
 )
 MIN_FIELDS = ("bucket_min", "ledger_min", "delay_min")
-MAX_FIELDS = ("bucket_max", "ledger_max", "delay_max", "entry_max")
+MAX_FIELDS = ("bucket_max", "ledger_max", "delay_max", "entry_max", *tba.ART_STATIC_FIELDS.values())
 TOTAL_FIELDS = SUM_FIELDS + MIN_FIELDS + MAX_FIELDS
 _I64_MAX = np.iinfo(np.int64).max
 _I64_MIN = np.iinfo(np.int64).min
@@ -412,6 +412,8 @@ def add_bitmaps(
     totals["bucket_max"] = max(totals["bucket_max"], int(bucket.max()))
     totals["ledger_min"] = min(totals["ledger_min"], int(ledger.min()))
     totals["ledger_max"] = max(totals["ledger_max"], int(ledger.max()))
+    for name in tba.art_statics(sums["chunks"], layout):
+        totals[tba.ART_STATIC_FIELDS[name]] = 1
 
 
 def entry_aligned_pieces(
@@ -533,6 +535,7 @@ def histogram_aggregates(
         bucket_range=(totals["bucket_min"], totals["bucket_max"]),
         ledger_range=(totals["ledger_min"], totals["ledger_max"]),
         lab=lab_hist,
+        art_statics=frozenset(n for n, f in tba.ART_STATIC_FIELDS.items() if totals.get(f, 0) > 0),
     )
 
 

@@ -220,7 +220,7 @@ def container_bytes(
 
 def roaring64_fixed_bytes(n_chunks: int, layout: JvmLayout = COMPRESSED) -> int:
     """A ``Roaring64Bitmap`` with ``n_chunks`` high keys, its containers and the ART's shared
-    statics excluded (:func:`art_shared_bytes_for`). Keys below 256 (entry ids below 2^24)
+    statics excluded (:func:`art_statics_of`). Keys below 256 (entry ids below 2^24)
     share their first five bytes, so the ART is one inner node (Node4/16/48/256 by count) with
     a 5-byte prefix over the leaves, whatever the keys: exact. Above 256 keys the ART is that
     of the keys ``0 .. n_chunks - 1`` added in order: exact for consecutive keys, an estimate
@@ -230,10 +230,9 @@ def roaring64_fixed_bytes(n_chunks: int, layout: JvmLayout = COMPRESSED) -> int:
     return _multi_key_parts(n_chunks, layout).own
 
 
-def art_shared_bytes_for(chunk_counts: np.ndarray, layout: JvmLayout = COMPRESSED) -> int:
-    """The ART statics a structure of bitmaps with these chunk counts (each 1..256, keys below
-    256) shares, counted once. O(distinct counts)."""
-    shared: set[str] = set()
-    for n in np.unique(np.asarray(chunk_counts, dtype=np.int64)).tolist():
-        shared |= _single_key_shared(layout) if n == 1 else _multi_key_parts(int(n), layout).shared
-    return jr.art_shared_bytes(shared, layout)
+def art_statics_of(n_chunks: int, layout: JvmLayout = COMPRESSED) -> frozenset[str]:
+    """The ART statics a bitmap of ``n_chunks`` keys points to, laid out as
+    :func:`roaring64_fixed_bytes` lays it out. O(1) after the first call per count."""
+    return (
+        _single_key_shared(layout) if n_chunks == 1 else _multi_key_parts(n_chunks, layout).shared
+    )

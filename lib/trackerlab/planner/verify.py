@@ -1,0 +1,188 @@
+"""``plan --verify``: the planned steady state built in Pulsar's own tracker classes.
+
+For the release the plan assumes, the resolved build of its line
+(:data:`~trackerlab.jvmcheck.pulsar.lines.BUILDS`) runs the real-class harness of
+``trackerlab jvm-check --pulsar``: the entries the message-level snapshot holds
+(:func:`snapshot_entries`, the same rules as ``plan --exact``) are added through the class's
+own method (``InMemoryDelayedDeliveryTracker.addMessage`` with the clock at the snapshot
+time, ``NegativeAcksTracker.add``, ``PendingAcksMap.addPendingAckIfAllowed``) and measured
+with JOL. Each tracker of one unit (subscription and partition, or consumer) prints its real
+bytes beside the planned ones, fast and exact. Up to :data:`MAX_ENTRIES` entries per tracker.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from trackerlab import releases
+from trackerlab.catalog import CATALOG
+from trackerlab.errors import UsageError
+from trackerlab.models.pending_acks.layouts import Dataset
+from trackerlab.models.time_buckets.index import trim_lower_bits
+from trackerlab.planner.plan import (
+    Plan,
+    delayed_stream,
+    nack_stream,
+    release_layout,
+    release_shape,
+    unacked_entries,
+)
+from trackerlab.planner.snapshot import exact_counts
+from trackerlab.planner.streams import TrackedStream
+from trackerlab.planner.workload import PlanWorkload
+from trackerlab.workloads.stream import DEFAULT_START_MS
+
+#: Entries one tracker may hold for ``--verify`` (the harness adds them one call at a time).
+MAX_ENTRIES = 2_000_000
+
+
+@dataclass(frozen=True)
+class Verified:
+    """One tracker of one unit: real bytes of Pulsar's class against the plan's."""
+
+    tracker: str
+    design: str
+    entries: int
+    real_bytes: int
+    planned_bytes: int  # the plan's row (fast, or exact with --exact)
+    exact_bytes: int  # the message-level snapshot sized by the model
+
+    @property
+    def diff(self) -> float:
+        return (self.planned_bytes - self.real_bytes) / self.real_bytes if self.real_bytes else 0.0
+
+
+def build_for(w: PlanWorkload):
+    """The resolved build of the plan's release line; UsageError naming the known ones."""
+    from trackerlab.jvmcheck.pulsar.lines import BUILDS
+
+    line = releases.resolve(w.defaults.version.split(" ")[0]).line
+    for build in reversed(BUILDS):
+        if releases.resolve(build.version).line == line:
+            return build
+    known = ", ".join(sorted({releases.resolve(b.version).line for b in BUILDS}))
+    raise UsageError(
+        f"--verify: no release of line {line} resolves from Maven Central here "
+        f"(lines with a build: {known}); pick one with --pulsar-version"
+    )
+
+
+def snapshot_entries(stream: TrackedStream, seed: int, heap: bool) -> tuple[np.ndarray, int]:
+    """``(deliverAt, ledgerId, entryId)`` rows the tracker holds at the steady snapshot, in
+    publish order, and the snapshot time (epoch ms): admitted entries published by then, not
+    handed out (a heap: ``deliverAt > now + tick``; buckets: key past the due one) and, for
+    nacks, already received. The rules of ``plan --exact``. O(entries)."""
+    t = stream.steady_time_ms()
+    workload, _ = stream.workload(t, seed)
+    now = DEFAULT_START_MS + t
+    due_key = int(trim_lower_bits(np.int64(math.floor(now + stream.due_after_ms)), stream.bits))
+    parts = []
+    held = 0
+    for chunk in workload.chunks():
+        keep = (chunk.delay_ms > stream.admit_after_ms) & (chunk.publish_ms <= now)
+        if stream.visible_ms is not None:
+            keep &= chunk.deliver_at <= now + stream.visible_ms
+        if heap:
+            keep &= chunk.deliver_at > now + stream.admit_after_ms
+        else:
+            keep &= trim_lower_bits(chunk.deliver_at, stream.bits) > due_key
+        held += int(keep.sum())
+        if held > MAX_ENTRIES:
+            raise UsageError(
+                f"--verify: the tracker holds more than {MAX_ENTRIES:,} entries at steady state; "
+                "verify a smaller workload (fewer topics do not change a unit: a lower rate does)"
+            )
+        parts.append(
+            np.column_stack([chunk.deliver_at[keep], chunk.ledger[keep], chunk.entry[keep]])
+        )
+    rows = np.concatenate(parts) if parts else np.zeros((0, 3), dtype=np.int64)
+    return rows, math.floor(now)
+
+
+def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]]:
+    """Run the release's own classes on the plan's steady state; the build's version and one
+    :class:`Verified` per tracker the release runs and the harness builds."""
+    from trackerlab.jvmcheck.pulsar import harness, maven
+
+    build = build_for(w)
+    classpath = maven.build(build.version, build.client_only)
+    layout = release_layout(w)
+    cases, meta = [], []
+    v = w.values
+    for tracker, design, make in (
+        ("delayed-delivery index", w.defaults.delayed_design, delayed_stream),
+        ("negative-ack tracker", w.defaults.nack_design, nack_stream),
+    ):
+        share = v["delayed"] if make is delayed_stream else v["nacked"]
+        if not share or design is None or CATALOG[design].from_counts is None:
+            continue
+        if build.client_only and make is delayed_stream:
+            continue
+        stream = delayed_stream(w, design=design) if make is delayed_stream else nack_stream(w)
+        rows, now = snapshot_entries(stream, seed, heap=design == "triple-heap")
+        if make is delayed_stream:
+            params = {"tick_ms": int(v["tick"]), "clock_ms": now}  # type: ignore[arg-type]
+            kind = "delayed-tracker"
+        else:
+            params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
+            kind = "nack-tracker"
+        counts, _ = exact_counts(stream, seed, layout=layout)
+        size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
+        exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
+        cases.append(harness.HarnessCase(tracker, kind, rows, params))
+        meta.append((tracker, design, len(rows), exact))
+    pending = w.defaults.pending_acks_design
+    if pending is not None and not build.client_only:
+        steady, _ = unacked_entries(w)
+        limit = w.defaults.max_unacked_per_consumer / w.messages_per_entry
+        n = max(round(min(steady, limit)), 0)
+        epl = w.entries_per_ledger
+        ledgers = max(1, round(1 + (n - 1) / epl)) if n else 1
+        arrays = Dataset(n, ledgers).arrays()
+        kind = (
+            "pending-acks-map" if pending != "pending-acks-pair-hash" else "consumer-pending-acks"
+        )
+        hashes = arrays[3] & 0x7FFF_FFFF if kind == "consumer-pending-acks" else arrays[3]
+        cases.append(
+            harness.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
+        )
+        exact = Dataset(n, ledgers).build(pending).jvm_bytes() if n else 0
+        meta.append(("pending acks", pending, n, exact))
+    if not cases:
+        raise UsageError("--verify: the workload exercises no tracker the release's classes hold")
+    measured = {m.name: m for m in harness.run(classpath, cases).measured}
+    out = []
+    for tracker, design, entries, exact in meta:
+        m = measured[tracker]
+        if m.error:
+            raise UsageError(f"--verify: Pulsar {build.version}'s {tracker} failed: {m.error}")
+        row = next(r for r in p.rows if r.tracker == tracker and r.design == design)
+        real = (m.heap_bytes or 0) + (m.direct_capacity_bytes or 0)
+        out.append(Verified(tracker, design, entries, real, row.steady_bytes, exact))
+    return build.version, out
+
+
+def report(version: str, checked: list[Verified], exact: bool) -> str:
+    """The terminal lines of ``--verify``."""
+    planned = "planned (exact)" if exact else "planned (fast)"
+    lines = [
+        "",
+        f"Verified in Pulsar {version}'s own classes (one unit each; JOL with Instrumentation, "
+        "direct buffers at their capacity):",
+        f"  {'tracker':<24} {'design':<22} {'entries':>9} {'real B':>13} {planned + ' B':>20} "
+        f"{'diff':>7} {'exact model B':>14}",
+    ]
+    for c in checked:
+        lines.append(
+            f"  {c.tracker:<24} {c.design:<22} {c.entries:>9,} {c.real_bytes:>13,} "
+            f"{c.planned_bytes:>20,} {100 * c.diff:>+6.2f}% {c.exact_bytes:>14,}"
+        )
+    if any(c.design in ("nack-hash-map", "nack-pair-map") for c in checked):
+        lines.append(
+            "  (the plan's nack map also holds the entries its timer scan, every third of the "
+            "nack delay, has not reached yet; the snapshot holds those due by their time)"
+        )
+    return "\n".join(lines)
