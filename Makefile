@@ -42,20 +42,14 @@ test: $(STAMP) check-java
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## make lab [LAB_ARGS='--no-browser --port 8889']: JupyterLab on the same environment,
-# rooted at the repository (notebooks/ to edit, reports/ executed). It opens the newest
-# executed report in reports/, figures included (its notebooks are trusted first, so their
-# tables render); with none yet it says how to render them. As root it adds --allow-root.
+# rooted at the repository (notebooks/ to edit, reports/ executed), opening the capacity
+# planner notebook (run it for its interactive form). As root it adds --allow-root.
 LAB_ARGS ?=
+LAB_NOTEBOOK := notebooks/capacity_planner.ipynb
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(STAMP)
-	@newest=$$(ls -t reports/*.ipynb 2>/dev/null | head -n 1); \
-	if [ -n "$$newest" ]; then \
-	  $(BIN)/jupyter trust reports/*.ipynb >/dev/null 2>&1 || true; \
-	  echo "trackerlab: opening $$newest (executed; every report is in reports/, the sources in notebooks/)"; \
-	else \
-	  echo "trackerlab: reports/ has no executed notebook yet; 'make report PROFILE=smoke' renders them with their figures (a few minutes)"; \
-	fi; \
-	exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_ARGS) $$newest
+	@echo "trackerlab: opening $(LAB_NOTEBOOK) (Run > Run All Cells, then use the form at its end; executed reports are in reports/)"
+	@exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_ARGS) $(LAB_NOTEBOOK)
 
 lint: $(STAMP)
 	@$(BIN)/ruff check lib tests && $(BIN)/ruff format --check lib tests

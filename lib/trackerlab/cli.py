@@ -26,7 +26,7 @@ from trackerlab.commands import (
     sweep,
 )
 from trackerlab.durable import os_error_text
-from trackerlab.errors import UsageError
+from trackerlab.errors import UsageError, one_line
 
 #: Modules that register subcommands, in help order.
 COMMAND_MODULES = (plan, report, reproduce, size, jvm_check, pulsar, simulate, bench, sweep)
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(f"trackerlab: {exc}", file=sys.stderr)
+        print(one_line(exc), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("trackerlab: interrupted", file=sys.stderr)
@@ -134,5 +134,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as exc:
-        print(f"trackerlab: {os_error_text(exc)}", file=sys.stderr)
+        print(one_line(os_error_text(exc)), file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""The one error type the CLI turns into a one-line message and exit code 2."""
+"""The one error type the CLI turns into a one-line message and exit code 2, and that line."""
 
 
 class UsageError(Exception):
@@ -7,3 +7,9 @@ class UsageError(Exception):
     The message names the parameter and what is allowed. ``trackerlab`` prints it as
     ``trackerlab: <message>`` on stderr, without a traceback, and exits with code 2.
     """
+
+
+def one_line(message: object) -> str:
+    """The line ``trackerlab`` prints on stderr for a UsageError (or an OSError's text):
+    ``trackerlab: <message>``. The capacity planner's JupyterLab form shows the same line."""
+    return f"trackerlab: {message}"

@@ -26,6 +26,14 @@ from tests.conftest import assert_one_line_error
         (["--rate", "5/s", "--app-rate", "0/s"], ["--app-rate: the rate must be > 0"]),
         (["--rate", "5/s", "--tick-latency-us", "-3"], ["--tick-latency-us must be"]),
         (["--rate", "5/s", "--java-drain", "x"], ["unknown --java-drain 'x'"]),
+        (
+            ["--rate", "5/s", "--subscription-type", "key_shared"],
+            ["unknown --subscription-type 'key_shared'", "exclusive, shared"],
+        ),
+        (
+            ["--rate", "5/s", "--batching-max-messages", "0"],
+            ["--batching-max-messages must be an integer >= 1, got 0"],
+        ),
     ],
 )
 def test_simulate_bad_input_is_one_line_exit_2(cli, args, needles):
@@ -110,3 +118,55 @@ def test_the_csv_is_replaced_only_when_the_run_has_finished(tmp_path, cli):
     )
     assert r.returncode == 0, r.stderr
     assert earlier.read_text().startswith("t_s,total_size,")
+
+
+def _verdict_run(cli, *extra):
+    res = cli(
+        "simulate", "receiver-queue", "--rate", "20k/s", "--message-bytes", "1024", "--fixed",
+        "--duration-s", "5", *extra,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    return res.stdout.splitlines(), dict(line.split(None, 1) for line in res.stdout.splitlines())
+
+
+def test_simulate_ends_with_a_verdict_on_memory_limit(cli):
+    """The last line: the client's peak in MiB and its share of memoryLimit. With no limit
+    set, the share is of the 64 MiB default of the Go (#991) and Java clients
+    (memory_limit.DEFAULT_MEMORY_LIMIT_BYTES). Well below it: no WARNING."""
+    lines, summary = _verdict_run(cli)
+    peak = int(summary["peak_client_bytes"])
+    assert 5 << 20 < peak < 64 << 20  # whole entries of ~108 messages overshoot 1000
+    assert lines[-1] == (
+        f"verdict: peak {peak / 2**20:.2f} MiB prefetched by the client = "
+        f"{100 * peak / (64 << 20):.1f}% of memoryLimit 64 MiB "
+        "(the Go #991 and Java default; this run set none)"
+    )
+    assert not any(line.startswith("WARNING") for line in lines)
+
+
+def test_simulate_warns_when_the_peak_passes_memory_limit(cli):
+    """The same run against a 4 MiB limit: the peak is above it, so a WARNING line follows
+    the verdict. A fixed queue keeps prefetching, since consumers reserve without waiting."""
+    lines, summary = _verdict_run(cli, "--memory-limit", "4MiB")
+    peak = int(summary["peak_client_bytes"])
+    assert peak > 4 << 20 and summary["memory_limit_bytes"] == str(4 << 20)
+    assert lines[-2] == (
+        f"verdict: peak {peak / 2**20:.2f} MiB prefetched by the client = "
+        f"{100 * peak / (4 << 20):.1f}% of memoryLimit 4 MiB"
+    )
+    assert lines[-1].startswith(
+        f"WARNING: the peak passes memoryLimit by {(peak - (4 << 20)) / 2**20:.2f} MiB: "
+        "consumers reserve memory for every message they receive without waiting"
+    )
+
+
+def test_memory_verdict_at_the_edge():
+    """Function-level: exactly at the limit is 100% with no WARNING. One byte more warns."""
+    from trackerlab.models.receiver_queue.memory_limit import memory_verdict
+
+    assert memory_verdict(64 << 20, 64 << 20) == [
+        "verdict: peak 64.00 MiB prefetched by the client = 100.0% of memoryLimit 64 MiB"
+    ]
+    over = memory_verdict((64 << 20) + 1, None)
+    assert len(over) == 2 and over[1].startswith("WARNING: the peak passes memoryLimit by 0.00 MiB")
+    assert over[0].endswith("(the Go #991 and Java default; this run set none)")

@@ -72,8 +72,11 @@ def test_past_the_unacked_limit_the_consumer_is_blocked_and_says_so():
 
 def test_designs_never_drops_a_name_silently():
     w = PlanWorkload.parse({"rate": "1k/s", "delayed": "10%", "delay": "1h"})
-    with pytest.raises(UsageError, match="plan does not size pip195-buckets"):
-        plan(w, designs=("pip195-buckets",))
+    kept = plan(w, designs=("pip195-buckets",))  # PIP-195 is planned now
+    assert {r.design for r in kept.rows if r.tracker.startswith("delayed")} == {
+        "pip195-buckets",
+        w.defaults.delayed_design,
+    }
     with pytest.raises(UsageError, match="plan does not size time-buckets-hier"):
         plan(w, designs=("time-buckets-hier",))
 

@@ -116,16 +116,19 @@ def test_a_release_without_nack_precision_refuses_to_tune_it(cli):
     assert w.defaults.has_nack_precision is False and w.values["nack_precision_bits"] == 8
 
 
-def test_batching_overshoots_the_receiver_queue_by_one_read():
-    """Permits count messages, reads count entries: min(queue, 100) entries of ``batch``."""
+def test_batching_overshoots_the_receiver_queue_by_one_entry():
+    """Permits count messages, and a Shared dispatch (the plan's subscriptions) gives a
+    consumer ceil(permits / batch) whole entries (getMaxEntriesInThisBatch). So it ends at
+    most batch - 1 past its permits, not min(queue, 100) entries as an Exclusive read would
+    (tests/planner/test_receiver_queue_row.py simulates both)."""
     from trackerlab.planner.plan import batched_queue_peak
 
     assert batched_queue_peak(1000, 1) == 1000
-    assert batched_queue_peak(1000, 10) == 1000 + 100 * 9
-    assert batched_queue_peak(50, 10) == 50 + 50 * 9
+    assert batched_queue_peak(1000, 10) == 1000 + 9
+    assert batched_queue_peak(50, 10) == 50 + 9
     w = PlanWorkload.parse({"rate": "20k/s", "batch": 10, "message_size": "1KiB"})
     queue = next(r for r in plan(w).rows if r.tracker == "receiver queue")
-    assert queue.peak_bytes == 1900 * 1024 and "peak 1,900 messages" in queue.note
+    assert queue.peak_bytes == 1009 * 1024 and "peak 1,009 messages" in queue.note
 
 
 def test_terminal_table_lists_assumptions_and_units(cli):

@@ -1,4 +1,5 @@
-"""``make lab`` starts JupyterLab for a normal user and for root, on the repository.
+"""``make lab`` starts JupyterLab for a normal user and for root, on the repository, opening
+the capacity planner notebook.
 
 The server is started on 127.0.0.1 with a token and no browser, asked for its status and
 for the folders it serves, then stopped (its own process group). The ``--allow-root`` flag
@@ -22,6 +23,7 @@ import pytest
 from tests.conftest import REPO
 
 NOBODY = 65534
+LAB_NOTEBOOK = "notebooks/capacity_planner.ipynb"
 
 
 def _free_port() -> int:
@@ -106,10 +108,9 @@ def _serve_and_check(tmp_path, port: int, token: str, command: list[str]) -> Non
         for folder in ("notebooks", "reports"):  # rooted at the repository
             code, listing = _get(f"http://127.0.0.1:{port}/api/contents/{folder}?token={token}")
             assert code == 200 and json.loads(listing)["type"] == "directory"
-        if sorted(REPO.glob("reports/*.ipynb")):
-            assert "trackerlab: opening reports/" in text
-        else:
-            assert "make report PROFILE=smoke" in text
+        assert f"trackerlab: opening {LAB_NOTEBOOK}" in text
+        code, notebook = _get(f"http://127.0.0.1:{port}/api/contents/{LAB_NOTEBOOK}?token={token}")
+        assert code == 200 and json.loads(notebook)["type"] == "notebook"
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -143,4 +144,5 @@ def test_allow_root_only_for_root(tmp_path):
             command, env=_env(tmp_path / "home"), capture_output=True, text=True, check=True
         ).stdout
         assert f'--ServerApp.root_dir="{REPO}"' in out
+        assert f"--IdentityProvider.token=t {LAB_NOTEBOOK}" in out  # LAB_ARGS kept
         assert ("--allow-root" in out) is is_root, out

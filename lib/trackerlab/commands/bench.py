@@ -293,6 +293,16 @@ def _add_plan(subparsers: argparse._SubParsersAction) -> None:
         "--exact-up-to", default="1e8", help="skip the exact path above this (default: 1e8)"
     )
     p.add_argument("--no-jvm", action="store_true", help="skip the JVM loop (default: run it)")
+    p.add_argument(
+        "--fleet-topics",
+        default="100000",
+        help="also plan a synthetic Zipf fleet of this many topics (plan --topics) and time it "
+        "end to end; 0 skips it (default: 100000)",
+    )
+    p.add_argument(
+        "--master",
+        help="the fleet's Spark master (default: embedded local[*] above the fleet's stated size)",
+    )
     p.set_defaults(func=_run_plan)
 
 
@@ -307,6 +317,11 @@ def _run_plan(args: argparse.Namespace) -> int:
     if not entries:
         raise UsageError("--entries: give at least one count, e.g. 1e7")
     exact_up_to = parse_count(args.exact_up_to, "--exact-up-to", 0, 10**10)
+    fleet_topics = parse_count(args.fleet_topics, "--fleet-topics", 0, 10_000_000)
+    if args.master is not None and args.master.strip().startswith("local"):
+        from trackerlab.spark.session import check_master
+
+        check_master(args.master)
     try:
         rows = bench_plan(
             entries, exact_up_to, not args.no_jvm, lambda m: print(m, file=sys.stderr, flush=True)
@@ -314,6 +329,10 @@ def _run_plan(args: argparse.Namespace) -> int:
     except ProbeUnavailable as exc:
         raise UsageError(f"bench plan: {exc}") from None
     print(format_rows(rows))
+    if fleet_topics:
+        from trackerlab.bench.fleet import bench_fleet
+
+        print(bench_fleet(fleet_topics, args.master).line())
     return 0
 
 

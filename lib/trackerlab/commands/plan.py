@@ -68,6 +68,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "release's jars from Maven Central, measured with JOL) and print real bytes beside the "
         "planned ones, up to 2,000,000 entries per tracker (default: off)",
     )
+    p.add_argument(
+        "--brokers",
+        default="1",
+        help="with --topics FILE: brokers the fleet spreads over, evenly (default: 1)",
+    )
+    p.add_argument(
+        "--out",
+        metavar="FILE.parquet",
+        help="with --topics FILE: also write the per-topic table as Parquet with provenance "
+        "(default: none)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON document")
     fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
@@ -77,20 +88,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from trackerlab.errors import UsageError
     from trackerlab.params import MAX_SEED
+    from trackerlab.planner.inputs import parse_budget, parse_max_early
     from trackerlab.planner.plan import plan
     from trackerlab.planner.report import as_csv, as_json, table
     from trackerlab.planner.workload import PlanWorkload
-    from trackerlab.workloads.units import parse_bytes, parse_count, parse_duration_ms
+    from trackerlab.workloads.units import parse_count
 
     given = {f.name: getattr(args, f.name) for f in FIELDS}
+    if _fleet_file(given["topics"]):
+        return _fleet(args, given)
+    for flag, value in (("--brokers", args.brokers != "1"), ("--out", args.out)):
+        if value:
+            raise UsageError(f"{flag}: only a fleet takes it; add --topics FILE")
+    if given["pulsar_version"] is not None and "," in str(given["pulsar_version"]):
+        return _compare(args, given)
     if args.workload:
         workload = PlanWorkload.from_file(args.workload, given)
     else:
         workload = PlanWorkload.parse({k: v for k, v in given.items() if v is not None})
-    budget = parse_bytes(args.budget, "--budget") if args.budget is not None else None
-    if budget is not None and budget <= 0:
-        raise UsageError(f"--budget must be above 0, got {args.budget!r}")
-    max_early = parse_duration_ms(args.max_early, "--max-early") if args.max_early else None
+    budget = parse_budget(args.budget)
+    max_early = parse_max_early(args.max_early)
     seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
     designs = None
     if args.designs is not None:
@@ -132,6 +149,84 @@ def run(args: argparse.Namespace) -> int:
         from trackerlab.planner.verify import report
 
         print(report(*checked, exact=args.exact))
+    return 0
+
+
+def _fleet_file(value: object) -> bool:
+    """``--topics`` names a fleet file (CSV or YAML) rather than a count."""
+    from pathlib import Path
+
+    if value is None:
+        return False
+    text = str(value).strip()
+    return Path(text).suffix.lower() in (".csv", ".yaml", ".yml") or (
+        not text.replace(",", "").replace("_", "").isdigit() and Path(text).is_file()
+    )
+
+
+def _fleet(args: argparse.Namespace, given: dict) -> int:
+    """``--topics FILE``: a fleet of topics (trackerlab.planner.fleet)."""
+    from trackerlab.errors import UsageError
+    from trackerlab.params import MAX_SEED
+    from trackerlab.planner import fleet as fl
+    from trackerlab.workloads.units import parse_count
+
+    for flag, value in (("--workload", args.workload), ("--budget", args.budget),
+                        ("--max-early", args.max_early), ("--designs", args.designs),
+                        ("--exact", args.exact), ("--verify", args.verify),
+                        ("--json", args.json)):  # fmt: skip
+        if value:
+            raise UsageError(f"{flag}: a fleet (--topics) takes none; plan one topic for it")
+    brokers = parse_count(args.brokers, "--brokers", 1, 1_000_000)
+    seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
+    if args.master is not None and args.master.strip().startswith("local"):
+        from trackerlab.spark.session import check_master
+
+        check_master(args.master)
+    if given.get("pulsar_version") and "," in str(given["pulsar_version"]):
+        raise UsageError("--pulsar-version: a fleet is planned for one release")
+    path = given.pop("topics")
+    topics = fl.read_fleet(path, given)
+    result = fl.plan_fleet(topics, brokers=brokers, seed=seed, master=args.master)
+    if args.csv:
+        print(fl.frame(result).to_csv(index=False), end="")
+    else:
+        print(fl.table(result))
+    if args.out:
+        print(f"wrote {fl.write_parquet(result, args.out, path)}")
+    return 0
+
+
+def _compare(args: argparse.Namespace, given: dict) -> int:
+    """``--pulsar-version A,B,C``: one table across releases (trackerlab.planner.compare)."""
+    from trackerlab.errors import UsageError
+    from trackerlab.params import MAX_SEED
+    from trackerlab.planner.compare import compare, parse_versions, table
+    from trackerlab.safe_yaml import read_user_text
+    from trackerlab.workloads.units import parse_count
+
+    versions = parse_versions(str(given.pop("pulsar_version")))
+    for flag, value in (("--budget", args.budget), ("--max-early", args.max_early),
+                        ("--designs", args.designs), ("--master", args.master)):  # fmt: skip
+        if value:
+            raise UsageError(f"{flag}: a release comparison takes none; plan one release for it")
+    if args.verify or args.json or args.csv:
+        raise UsageError("--pulsar-version A,B: a comparison prints one table; drop "
+                         "--verify/--json/--csv")  # fmt: skip
+    values = {k: v for k, v in given.items() if v is not None}
+    if args.workload:
+        from pathlib import Path
+
+        from trackerlab.spark.grid import load_yaml
+
+        raw = load_yaml(read_user_text(Path(args.workload), "--workload"), args.workload)
+        if not isinstance(raw, dict):
+            raise UsageError(f"{args.workload}: a workload file maps keys to values")
+        raw = {str(k).replace("-", "_"): v for k, v in raw.items()}
+        raw.pop("pulsar_version", None)
+        values = raw | values
+    seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
+    print(table(compare(values, versions, exact=args.exact, seed=seed)))
     return 0
 
 

@@ -24,8 +24,10 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
         "(batches flushed every 10 ms, sticky router, a token bucket that starts full), the "
         "broker (whole entries against permits, 10 ms re-check), the consumer client and its "
         "application. Prints final sizes, peak prefetched messages and bytes per consumer, "
-        "and whether the application kept up. Open latencies default to the values the "
-        "reproduction fitted or declared (trackerlab reproduce --only N46,...,N57)."
+        "whether the application kept up, and a verdict: the client's peak in MiB and its "
+        "share of memoryLimit, with a WARNING when the peak passes it. Open latencies default "
+        "to the values the reproduction fitted or declared (trackerlab reproduce --only "
+        "N46,...,N57)."
     )
     p.add_argument("--rate", required=True, help="producer rate, produce -r: e.g. 20k/s (>= 1/s)")
     p.add_argument("--partitions", type=int, default=1, help="partitions (>= 1, default 1)")
@@ -63,6 +65,20 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--no-batching", action="store_true", help="DisableBatching: one message per entry"
+    )
+    p.add_argument(
+        "--batching-max-messages",
+        type=int,
+        default=1000,
+        help="producer BatchingMaxMessages: most messages per batch entry (>= 1, default "
+        "1000; the 128 KiB batch limit also applies)",
+    )
+    p.add_argument(
+        "--subscription-type",
+        default="exclusive",
+        help="the broker's dispatcher: exclusive (the Go perf consumer's, default; failover "
+        "dispatches the same way) or shared (the consumer alone on a Shared subscription, as "
+        "trackerlab plan sizes it)",
     )
     p.add_argument(
         "--java-drain",
@@ -205,6 +221,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     from trackerlab.experiments.costs import receiver_queue_estimate
     from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
     from trackerlab.models.receiver_queue import HarnessConfig, simulate
+    from trackerlab.models.receiver_queue.memory_limit import memory_verdict
     from trackerlab.params import check_float, check_seed
     from trackerlab.workloads.units import parse_bytes, parse_rate_per_ms
 
@@ -226,6 +243,8 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
         app_burst_s=1.0 if app_rate is not None and args.client == "java" else 0.0,
         limiter=args.limiter,
         batching=not args.no_batching,
+        batching_max_messages=args.batching_max_messages,
+        subscription_type=args.subscription_type,
         java_drain=args.java_drain,
         tick_latency_us=(
             FITTED_TICK_LATENCY_US if args.tick_latency_us is None else args.tick_latency_us
@@ -248,6 +267,8 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
     print(f"{'tick_latency_us':<{width}}  {cfg.tick_latency_us:g}")
     for key, value in summary.items():
         print(f"{key:<{width}}  {value}")
+    for line in memory_verdict(result.peak_client_bytes, cfg.memory_limit_bytes):
+        print(line)
     if out is not None:
         _write_csv(out, result.frame())
     return 0
@@ -280,6 +301,8 @@ _FLAGS = {
     "memory_limit_bytes": "--memory-limit",
     "app_rate": "--app-rate (msg/s)",
     "limiter": "--limiter",
+    "batching_max_messages": "--batching-max-messages",
+    "subscription_type": "--subscription-type",
     "java_drain": "--java-drain",
     "tick_latency_us": "--tick-latency-us",
     "one_way_us": "--one-way-us",

@@ -6,10 +6,16 @@
 - :mod:`~trackerlab.planner.snapshot`: a tracker's steady-state counts, fast (closed forms,
   sampled buckets) or exact (message level);
 - :mod:`~trackerlab.planner.plan`: every design of every tracker, totals, recommendations;
-- :mod:`~trackerlab.planner.report`: the answer, as a table, JSON or CSV.
+- :mod:`~trackerlab.planner.report`: the answer, as a table, JSON or CSV;
+- :mod:`~trackerlab.planner.inputs`: the text a user types (workload keys, ``--budget``,
+  ``--max-early``) parsed as ``trackerlab plan`` parses it;
+- :mod:`~trackerlab.planner.frames` and :mod:`~trackerlab.planner.form`: the plan as tables
+  and figures for the ``capacity_planner`` notebook, and its JupyterLab form.
 """
 
-from trackerlab.planner import frames
+from trackerlab.planner import form, frames, inputs
+from trackerlab.planner.form import PlannerForm
+from trackerlab.planner.inputs import PlanInputs, parse_inputs
 from trackerlab.planner.plan import Choice, Plan, PlanRow, delayed_rows, nack_rows, plan
 from trackerlab.planner.report import answer, as_csv, as_json, table
 from trackerlab.planner.workload import FIELDS, PlanWorkload
@@ -18,14 +24,19 @@ __all__ = [
     "FIELDS",
     "Choice",
     "Plan",
+    "PlanInputs",
     "PlanRow",
     "PlanWorkload",
+    "PlannerForm",
     "answer",
     "as_csv",
     "as_json",
     "delayed_rows",
+    "form",
     "frames",
+    "inputs",
     "nack_rows",
+    "parse_inputs",
     "plan",
     "table",
 ]

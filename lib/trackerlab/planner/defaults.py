@@ -8,6 +8,7 @@ only :func:`defaults_for`.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from trackerlab import releases
@@ -45,6 +46,8 @@ class PulsarDefaults:
     nack_design: str | None
     delayed_design: str | None
     pending_acks_design: str | None
+    #: PIP-195's opt-in bucket tracker when the release has it (3.0+), else None
+    bucket_design: str | None = None
     #: the Java shape of the release's time-bucket designs (None: the design's first)
     nack_shape: str | None = None
     delayed_shape: str | None = None
@@ -56,9 +59,11 @@ class PulsarDefaults:
     ack_group_ms: float = ACK_GROUP_MS
 
 
+@functools.lru_cache(maxsize=256)
 def defaults_for(version: str | None) -> PulsarDefaults:
     """The defaults of ``version`` (a line ``4.2.x``, a minor ``4.2``, a patch ``4.0.7`` or
-    ``master``; None: the newest release). Unknown: a one-line UsageError listing the lines."""
+    ``master``; None: the newest release). Unknown: a one-line UsageError listing the lines.
+    Cached: the release table is read once per version (a fleet parses thousands of rows)."""
     rel = releases.resolve(None if version is None else str(version).strip())
     knob = rel.default
     bits = knob("negativeAckPrecisionBitCnt")
@@ -78,6 +83,7 @@ def defaults_for(version: str | None) -> PulsarDefaults:
         nack_design=rel.design("nack"),
         delayed_design=rel.design("delayed"),
         pending_acks_design=rel.design("pending_acks"),
+        bucket_design=rel.design("delayed_bucket"),
         nack_shape=rel.choice("nack").shape,
         delayed_shape=rel.choice("delayed").shape,
         delayed_variant=rel.choice("delayed").variant,

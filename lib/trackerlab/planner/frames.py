@@ -1,8 +1,8 @@
 """The capacity plan as tables and figures for the ``capacity_planner`` notebook.
 
-Column names carry their units (``_mib`` = 2^20 bytes, ``_ms``); the notebook only displays
-them. :func:`planner_form` builds the ipywidgets form that re-plans as the user moves its
-controls (JupyterLab only; a rendered report shows the static answer).
+Column names carry their units (``_mib`` = 2^20 bytes, ``_ms``); the notebook and its
+JupyterLab form (:mod:`trackerlab.planner.form`) only display them. :func:`exact_check` holds
+the fast answer against a message-level snapshot, :func:`conclusions` words the plan.
 """
 
 from __future__ import annotations
@@ -11,13 +11,29 @@ import math
 
 import pandas as pd
 
-from trackerlab.planner.plan import Plan, plan
-from trackerlab.planner.report import answer
-from trackerlab.planner.workload import PlanWorkload
+from trackerlab.planner.plan import Plan, delayed_rows, nack_rows
+from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
+from trackerlab.workloads.units import format_duration_ms
 
 MIB = 2**20
+#: Decimals :func:`rows_frame`'s columns are shown with.
+ROUNDED = {
+    "steady_mib": 3,
+    "peak_mib": 3,
+    "bytes_per_entry": 2,
+    "per_topic_mib": 2,
+    "per_broker_mib": 2,
+}
 
-__all__ = ["choice_frame", "planner_form", "plot_choice", "plot_designs", "rows_frame"]
+__all__ = [
+    "ROUNDED",
+    "choice_frame",
+    "conclusions",
+    "exact_check",
+    "plot_choice",
+    "plot_designs",
+    "rows_frame",
+]
 
 
 def rows_frame(p: Plan) -> pd.DataFrame:
@@ -50,8 +66,7 @@ def choice_frame(p: Plan) -> pd.DataFrame:
     frame = pd.DataFrame(choice.table)
     memory = next(c for c in frame.columns if c.endswith("_bytes"))
     frame[memory.replace("_bytes", "_mib")] = frame.pop(memory) / MIB
-    setting = "tick_ms" if choice.setting == "tick" else "nack_precision_bits"
-    frame["chosen"] = frame[setting] == choice.value
+    frame["chosen"] = frame[_setting_key(choice.setting)] == choice.value
     return frame
 
 
@@ -110,40 +125,81 @@ def plot_choice(p: Plan):
     return fig
 
 
-def planner_form(base: PlanWorkload):
-    """An ipywidgets form over the main workload settings that re-plans on every change."""
-    import ipywidgets as widgets
-    from IPython.display import Markdown, display
+def exact_check(w: PlanWorkload, rate: str = "") -> pd.DataFrame:
+    """The release's own designs sized fast and from a message-level snapshot (``--exact``),
+    at ``rate`` (text as ``--rate`` takes it; empty: the workload's own): one row per tracker,
+    MiB and their ratio ``fast_over_exact``. Empty when nothing is delayed or nacked."""
+    checked = w
+    if rate:
+        checked = w.with_values(rate=FIELD_BY_NAME["rate"].parse(rate, "exact_check_rate"))
+    rows = []
+    for name, rows_of, used in (
+        ("delayed", delayed_rows, w.values["delayed"] > 0),  # type: ignore[operator]
+        ("nack", nack_rows, w.values["nacked"] > 0),  # type: ignore[operator]
+    ):
+        if not used:
+            continue
+        fast = {r.design: r for r in rows_of(checked)[0] if r.default}
+        exact = {r.design: r for r in rows_of(checked, exact=True)[0] if r.default}
+        for design, row in fast.items():
+            rows.append(
+                {
+                    "tracker": name,
+                    "design": design,
+                    "rate": checked.describe("rate"),
+                    "fast_mib": row.steady_bytes / MIB,
+                    "exact_mib": exact[design].steady_bytes / MIB,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["fast_over_exact"] = frame.fast_mib / frame.exact_mib
+    return frame
 
-    controls = {
-        "rate": widgets.Text(value=base.describe("rate"), description="rate"),
-        "delayed": widgets.Text(value=base.describe("delayed"), description="delayed"),
-        "delay": widgets.Text(
-            value=base.describe("delay") if base.values["delay"] else "", description="delay"
-        ),
-        "nacked": widgets.Text(value=base.describe("nacked"), description="nacked"),
-        "subscriptions": widgets.IntSlider(
-            value=int(base.values["subscriptions"]), min=1, max=64, description="subscriptions"
-        ),
-        "tick": widgets.Dropdown(
-            options=["100ms", "250ms", "500ms", "1s", "2s", "5s", "10s", "30s", "1m"],
-            value=base.describe("tick"),
-            description="tick",
-        ),
-    }
-    out = widgets.Output()
 
-    def replan(_=None) -> None:
-        values = {k: c.value for k, c in controls.items() if c.value not in ("", None)}
-        with out:
-            out.clear_output()
-            try:
-                workload = PlanWorkload.parse(values)
-                display(Markdown(answer(plan(workload))))
-            except Exception as exc:  # a half-typed value: say so, keep the form alive
-                display(Markdown(f"*{exc}*"))
+def conclusions(p: Plan, checks: pd.DataFrame | None = None) -> str:
+    """The plan's conclusions as markdown bullets: the delayed index against the smallest
+    design, every other tracker the release runs, the recommendation, and how close the fast
+    answer came to ``checks`` (:func:`exact_check`)."""
+    frame = rows_frame(p)
+    lines = []
+    delayed = frame[frame.tracker == "delayed-delivery index"]
+    if not delayed.empty and delayed.pulsar_runs_it.any():
+        best = delayed.loc[delayed.per_topic_mib.idxmin()]
+        runs = delayed[delayed.pulsar_runs_it].iloc[0]
+        others = frame[frame.pulsar_runs_it & (frame.tracker != runs.tracker)].per_topic_mib
+        largest = others.empty or runs.per_topic_mib >= others.max()
+        lines.append(
+            f"- The delayed index{' is the largest tracker' if largest else ''}: "
+            f"{runs.per_topic_mib:,.1f} MiB per topic "
+            f"with {runs.design} (what {p.workload.defaults.version} runs); the smallest design "
+            f"here, {best.design}, needs {best.per_topic_mib:,.1f} MiB "
+            f"({best.per_topic_mib / runs.per_topic_mib:.2f} of it)."
+        )
+    for _, row in frame[frame.pulsar_runs_it].iterrows():
+        if row.tracker != "delayed-delivery index":
+            lines.append(
+                f"- {row.tracker}: {row.per_topic_mib:,.2f} MiB per topic "
+                f"({row.design}, {row['where']})."
+            )
+    for choice in p.choices:
+        if choice.value is None:
+            lines.append(f"- {choice.reason}.")
+            continue
+        setting = (
+            format_duration_ms(choice.value) if choice.setting == "tick" else f"{choice.value} bits"
+        )
+        lines.append(
+            f"- Recommended {choice.setting.replace('_', ' ')}: {setting} ({choice.reason})."
+        )
+    if checks is not None and not checks.empty:
+        worst = 100 * (checks.fast_over_exact - 1).abs().max()
+        lines.append(
+            f"- The fast answer is within {worst:.2f}% of the message-level snapshot for the "
+            "release's designs."
+        )
+    return "\n".join(lines)
 
-    for control in controls.values():
-        control.observe(replan, names="value")
-    replan()
-    return widgets.VBox([*controls.values(), out])
+
+def _setting_key(setting: str) -> str:
+    return "tick_ms" if setting == "tick" else "nack_precision_bits"

@@ -32,8 +32,8 @@ from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, NACK, PENDING_ACKS, RECEIVER_QUEUE, PointCounts
 from trackerlab.models.pending_acks.layouts import Dataset
-from trackerlab.models.receiver_queue.dispatcher import DISPATCHER_MAX_READ_BATCH_SIZE
-from trackerlab.planner import precision
+from trackerlab.models.receiver_queue.overshoot import SHARED, SOURCE, queue_peak
+from trackerlab.planner import pip195, precision
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
 from trackerlab.planner.workload import PlanWorkload
@@ -79,6 +79,23 @@ class PlanRow:
     note: str = ""
     #: the fast path's 95% bound on the sampled bytes, a fraction (0: exact or not sampled)
     error_bound: float = 0.0
+    #: the direct-memory part of ``peak_bytes`` (None: all of it where ``memory`` is
+    #: "direct", none where it is "heap")
+    direct_bytes: int | None = None
+    #: bytes the design keeps outside memory per unit (PIP-195's snapshots in BookKeeper)
+    persisted_bytes: int = 0
+
+    @property
+    def direct_share(self) -> float:
+        """The share of the unit's peak bytes in direct memory (``MaxDirectMemorySize``)."""
+        if self.direct_bytes is None:
+            return 1.0 if self.memory.split(" (")[0] == "direct" else 0.0
+        return self.direct_bytes / self.peak_bytes if self.peak_bytes else 0.0
+
+    def split(self, total: float) -> tuple[int, int]:
+        """``total`` (one of the row's totals) as (heap, direct) bytes. O(1)."""
+        direct = round(total * self.direct_share)
+        return round(total) - direct, direct
 
     @property
     def bytes_per_entry(self) -> float:
@@ -356,6 +373,7 @@ def delayed_rows(
         t = max(t, took)
         size = design.from_counts(counts, release_shape(w, name), layout)  # type: ignore[misc]
         total = _bytes(size) + _views(w, name, size, layout)
+        direct = int(size.jvm_direct_bytes or 0)
         rows.append(
             PlanRow(
                 tracker=DELAYED.name,
@@ -373,6 +391,7 @@ def delayed_rows(
                 per_topic=total * per_topic,
                 per_broker=total * per_broker,
                 error_bound=_sampled_bound(name, counts),
+                direct_bytes=direct,
                 note="; ".join(
                     n
                     for n in (
@@ -385,7 +404,41 @@ def delayed_rows(
                 ),
             )
         )
+    if w.defaults.bucket_design is not None:
+        rows.append(pip195_row(w))
     return rows, t
+
+
+def pip195_row(w: PlanWorkload) -> PlanRow:
+    """PIP-195's opt-in bucket tracker (3.0+): its time-stepped model's steady cycle
+    (:mod:`trackerlab.planner.pip195`), the same in the fast and the exact path."""
+    name = "pip195-buckets"
+    size = pip195.size(w)
+    per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
+    tick = int(w.values["tick"])  # type: ignore[arg-type]
+    return PlanRow(
+        tracker=DELAYED.name,
+        design=name,
+        default=False,
+        side="broker",
+        memory=CATALOG[name].memory,
+        per="subscription, partition",
+        entries=size.entries,
+        steady_bytes=size.steady_bytes,
+        peak_bytes=size.peak_bytes,
+        early_ms=precision.early_ms(name, tick, precision_bits_for_tick(tick)),
+        late_ms=0.0,
+        per_subscription=size.peak_bytes * per_sub,
+        per_topic=size.peak_bytes * per_topic,
+        per_broker=size.peak_bytes * per_broker,
+        direct_bytes=size.peak_direct_bytes,
+        persisted_bytes=size.persisted_bytes,
+        note=(
+            f"opt-in factory; {format_bytes(size.persisted_bytes)} of snapshots in BookKeeper "
+            f"per unit; steady = mean over seal cycles ({pip195.describe_cycle(w)}), "
+            "peak = the cycle's largest (simulate delayed's model)"
+        ),
+    )
 
 
 def nack_rows(
@@ -427,6 +480,7 @@ def nack_rows(
                 per_broker=None,
                 note=big_ledger_note(stream) if "time-buckets" in name else "",
                 error_bound=_sampled_bound(name, counts),
+                direct_bytes=int(peak.jvm_direct_bytes or 0),
             )
         )
     return rows, t
@@ -509,33 +563,50 @@ def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
 
 
 def batched_queue_peak(queue: int, batch: int) -> int:
-    """Most messages a consumer's receiver queue can hold: ``queue`` plus the overshoot of one
-    read. The broker counts permits in messages but reads ``min(permits, 100)`` *entries*
-    (``PersistentDispatcherSingleActiveConsumer.readMoreEntries``, ``dispatcherMaxReadBatchSize``
-    = 100, ``preciseDispatcherFlowControl`` = false: :mod:`trackerlab.models.receiver_queue.
-    dispatcher`), and sends whole entries of ``batch`` messages, so a read started with ``p``
-    permits left adds up to ``min(p, 100) * batch`` messages. The worst ``p`` is
-    ``min(queue, 100)``: ``queue + min(queue, 100) * (batch - 1)``. O(1)."""
-    return queue + min(queue, DISPATCHER_MAX_READ_BATCH_SIZE) * (batch - 1)
+    """Most messages a consumer's receiver queue can hold: ``queue`` plus the overshoot of
+    whole entries of ``batch`` messages on a Shared subscription (the plan's). Permits count
+    messages, but a Shared dispatch gives a consumer with ``p`` permits at most
+    ``ceil(p / batch)`` entries (``getMaxEntriesInThisBatch``), so it ends at most
+    ``batch - 1`` messages past its permits: ``queue + batch - 1``. This is the rule
+    :func:`~trackerlab.models.receiver_queue.overshoot.queue_peak` gives, with Pulsar's lines
+    (apache/pulsar@534a635d, v4.2.4), and ``trackerlab simulate receiver-queue
+    --subscription-type shared`` runs the same rule. (The Exclusive rule, ``min(p, 100)``
+    entries per read, reaches ``queue + min(queue, 100, entries in 5 MiB) * (batch - 1)``.)
+    O(1)."""
+    return queue_peak(queue, batch, 1, subscription_type=SHARED).messages
 
 
 def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
-    """Prefetched messages per consumer: steady, those dispatched within the ack latency;
-    peak, a full receiver queue with batching's overshoot (:func:`batched_queue_peak`). Payload bytes (the client holds them in pooled buffers)."""
+    """Prefetched messages per consumer. Steady: the messages dispatched within the ack
+    latency. Peak: a full receiver queue plus the overshoot of whole batch entries on a Shared
+    subscription (:func:`~trackerlab.models.receiver_queue.overshoot.queue_peak`, the rule that
+    ``trackerlab simulate receiver-queue --subscription-type shared`` runs; the note cites
+    Pulsar's lines). It assumes every entry holds ``batch`` messages. A part-full batch in a
+    read lowers the dispatcher's integer average and lets more through, at most
+    ``queue + 20 * (batch - 1)`` (``queue_peak(..., read_avg_messages_per_entry=1)``). Payload bytes: the
+    client holds them in pooled buffers, and ``memoryLimit`` counts them."""
     v = w.values
     rate = w.partition_rate_per_ms / v["consumers"]  # type: ignore[operator]
     size = v["message_size"]
     steady_n = min(rate * v["ack_latency"], v["receiver_queue"])  # type: ignore[operator]
-    peak_n = batched_queue_peak(v["receiver_queue"], v["batch"])  # type: ignore[arg-type]
+    worst = queue_peak(
+        v["receiver_queue"],  # type: ignore[arg-type]
+        v["batch"],  # type: ignore[arg-type]
+        int(size),  # type: ignore[call-overload]
+        subscription_type=SHARED,
+    )
+    peak_n = worst.messages
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
-    peak = int(peak_n * size)  # type: ignore[operator]
+    peak = worst.bytes
     limit = v["memory_limit"]
-    note = ""
-    if peak_n > v["receiver_queue"]:  # type: ignore[operator]
+    if worst.overshoot_messages:
         note = (
-            f"peak {peak_n:,} messages: batches of {v['batch']} overshoot the permits by up to "
-            f"one read of {min(v['receiver_queue'], DISPATCHER_MAX_READ_BATCH_SIZE)} entries"
+            f"peak {peak_n:,} messages: a Shared dispatch sends whole entries of {v['batch']} "
+            f"messages against permits counted in messages, up to {worst.overshoot_messages} "
+            f"past them with every entry full ({SOURCE})"
         )
+    else:
+        note = f"peak = receiverQueueSize: entries of one message never pass the permits ({SOURCE})"
     if limit and peak * v["partitions"] > limit:  # type: ignore[operator]
         note += "; " if note else ""
         note += (
@@ -744,6 +815,7 @@ def plan(
     if designs is not None:
         plannable = {
             *planned_designs(DELAYED),
+            "pip195-buckets",
             *planned_designs(NACK),
             *CATALOG.names(tracker=PENDING_ACKS),
         }
@@ -755,6 +827,11 @@ def plan(
                     f"{', '.join(sorted(plannable))}); `trackerlab size {name}` or "
                     "`trackerlab simulate delayed` do"
                 )
+    if designs is not None and "pip195-buckets" in designs and w.defaults.bucket_design is None:
+        raise UsageError(
+            f"--designs pip195-buckets: Pulsar {w.defaults.version} has no bucket tracker "
+            "(PIP-195 ships from 3.0)"
+        )
     rows: list[PlanRow] = []
     snapshot: dict[str, float] = {}
     v = w.values

@@ -183,7 +183,14 @@ FIELDS: tuple[Field, ...] = (
     ),
     _field("subscriptions", _int_in(1, 100_000), "Shared subscriptions of the topic", "4", "1"),
     _field("consumers", _int_in(1, 100_000), "consumers per subscription", "2", "1"),
-    _field("topics", _int_in(1, 10_000_000), "topics like this one per broker", "1000", "1"),
+    _field(
+        "topics",
+        _int_in(1, 10_000_000),
+        "topics like this one per broker; or a fleet file (CSV or YAML, one row of these keys "
+        "per topic, plus name and class): see --brokers",
+        "1000",
+        "1",
+    ),
     _pulsar(
         "receiver_queue",
         _int_in(1, 1_000_000),

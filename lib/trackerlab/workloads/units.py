@@ -96,13 +96,13 @@ def parse_rate_per_ms(text: object, name: str = "--rate") -> float:
     return rate
 
 
-def format_rate(per_ms: float) -> str:
-    """``20.0`` → ``20k/s``; ``0.5`` → ``500/s``."""
+def format_rate(per_ms: float, digits: int = 6) -> str:
+    """``20.0`` → ``20k/s``; ``0.5`` → ``500/s``; ``digits`` significant digits at most."""
     per_s = per_ms * 1000
     for prefix, size in (("M", 1e6), ("k", 1e3)):
         if per_s >= size:
-            return f"{per_s / size:g}{prefix}/s"
-    return f"{per_s:g}/s"
+            return f"{per_s / size:.{digits}g}{prefix}/s"
+    return f"{per_s:.{digits}g}/s"
 
 
 def parse_bytes(text: object, name: str) -> int:

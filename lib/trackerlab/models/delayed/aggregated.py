@@ -71,6 +71,9 @@ class Topic:
     entry_bytes: int = 1024
     start_ledger: int = 10_000
     seed: int = 0
+    #: the share of the topic's entries that carry a delay (``rate`` counts those only): the
+    #: others fill the same ledgers without being indexed (1.0: every entry is delayed)
+    share: float = 1.0
 
     @property
     def dist(self) -> delays.SpecDelay:
@@ -79,8 +82,8 @@ class Topic:
 
     @property
     def ledger_ms(self) -> float:
-        """How long one ledger takes to fill, in ms. O(1)."""
-        return self.entries_per_ledger / self.rate
+        """How long one ledger takes to fill, in ms (all entries count). O(1)."""
+        return self.entries_per_ledger * self.share / self.rate
 
     @property
     def steps(self) -> int:
@@ -134,6 +137,7 @@ class DesignRun:
     shared_subscriptions: bool = False  # persisted/extra writes shared by subscriptions
     shared_memory: bool = False  # one in-memory index for all subscriptions (PIP-448)
     buckets: np.ndarray | None = None  # time buckets of the index at the sample times
+    direct_bytes: np.ndarray | None = None  # the direct-memory part of memory_bytes (None: 0)
     extras: dict[str, float] = field(default_factory=dict)
     notes: str = ""
 
@@ -568,8 +572,9 @@ def _ledger_bitmaps_bytes(topic: Topic, t: float, first_ledger: int) -> tuple[fl
     c = np.arange(chunks)
     lo_entry = led[:, None] * per_ledger + c[None, :] * CHUNK
     hi_entry = np.minimum(lo_entry + CHUNK, (led[:, None] + 1) * per_ledger)
-    a = lo_entry / topic.rate
-    b = np.minimum(hi_entry / topic.rate, t)
+    entry_rate = topic.rate / topic.share  # every entry, delayed or not
+    a = lo_entry / entry_rate
+    b = np.minimum(hi_entry / entry_rate, t)
     cards = np.round(topic.pending(a, b, t + topic.tick_ms))
     present = cards >= 1
     containers = bt.ledger_bitmap_bytes(np.where(present, cards, 0))
@@ -677,12 +682,14 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
             jc.fastutil_capacity(in_flight_ledgers)
         )
         bitmaps[i] = b_bytes + inflight_map
-    memory = mutable_cap[s] + shared_cap[s] + bucket_bytes[s] + bitmaps
+    direct = mutable_cap[s] + shared_cap[s]  # the TripleLongPriorityQueues' buffers
+    memory = direct + bucket_bytes[s] + bitmaps
     sizes = [sh.total for sh in shapes.values()]
     return DesignRun(
         design="pip195-buckets",
         times_ms=t[s],
         memory_bytes=memory,
+        direct_bytes=direct,
         indexed=mutable[s] + shared[s],
         retained_entries=retention.retained_entries,
         persisted_bytes=persisted[s],

@@ -1,4 +1,4 @@
-"""The broker side of one partition: an Exclusive subscription's dispatcher and its cursor.
+"""The broker side of one partition: the subscription's dispatcher and its cursor.
 
 The Go perf consumer subscribes with the zero-value type, Exclusive (``pulsar/consumer.go:38``
 @ b8563cd8; perf-consumer.go:81-86 sets no type), so the broker uses
@@ -18,8 +18,12 @@ file versions without line numbers: the citations name the commit and the method
   ``dispatcherMaxReadBatchSize`` = 100, ``pulsar-broker-common/.../ServiceConfiguration.java``
   @ 0023b937, char ~48.6k) and at most ``dispatcherMaxReadSizeBytes`` = 5 MiB (same file,
   char ~49.5k; the cursor caps by the ledger's average entry size, the model by the
-  entries' own bytes); ``preciseDispatcherFlowControl`` is ``false`` by default (same
-  file), so the permits count entries here. A Flow that arrives while a read is
+  entries' own bytes; in 4.2.x each entry also counts ``BOOKKEEPER_READ_OVERHEAD_PER_ENTRY``
+  = 64 B, and the model adds that too);
+  ``preciseDispatcherFlowControl`` is ``false`` by default (same
+  file), so the permits count entries here. The read count and the byte overhead are the
+  rules of :mod:`~trackerlab.models.receiver_queue.overshoot`, which has their 4.2.4 lines.
+  A Flow that arrives while a read is
   pending only adds permits ("Ignoring flow control message since we already have a
   pending read req").
 - **After a dispatch** the next read is scheduled once the write completes
@@ -33,6 +37,15 @@ file versions without line numbers: the citations name the commit and the method
   waiting and the next entry written triggers the read at once (``notifyEntriesAvailable``).
   The pending read keeps the entry count it was created with.
 
+- **Shared** (``shared=True``, the consumer alone on a Shared subscription, as ``trackerlab
+  plan`` sizes it): ``PersistentDispatcherMultipleConsumers.sendMessagesToConsumers`` gives
+  the consumer turns of ``getMaxEntriesInThisBatch`` entries, about ``permits / avg``, while
+  its permits are > 0. ``avg`` is the read's integer average of messages per entry. Entries
+  it does not take wait for a replay read, which comes before new entries; the model moves
+  the cursor back to them (:func:`~trackerlab.models.receiver_queue.overshoot.
+  shared_turn_entries`). So a consumer ends at most one entry past its permits when every
+  entry is full. A partial batch in the read lowers ``avg`` and lets more through.
+
 The model reads from the entry cache in ``read_ns`` (the entries of a read and the
 write-then-next-read hop). O(log entries) per read.
 """
@@ -42,10 +55,24 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-#: ``dispatcherMaxReadBatchSize = 100`` (ServiceConfiguration.java @ 0023b937).
-DISPATCHER_MAX_READ_BATCH_SIZE = 100
-#: ``dispatcherMaxReadSizeBytes = 5 * 1024 * 1024`` (ServiceConfiguration.java @ 0023b937).
-DISPATCHER_MAX_READ_SIZE_BYTES = 5 * 1024 * 1024
+from trackerlab.models.receiver_queue.overshoot import (
+    DISPATCHER_MAX_READ_BATCH_SIZE,
+    DISPATCHER_MAX_READ_SIZE_BYTES,
+    READ_OVERHEAD_BYTES_PER_ENTRY,
+    read_entries,
+    shared_turn_entries,
+)
+
+__all__ = [
+    "DELAYED",
+    "DISPATCHER_MAX_READ_BATCH_SIZE",
+    "DISPATCHER_MAX_READ_SIZE_BYTES",
+    "IDLE",
+    "NEW_ENTRIES_CHECK_DELAY_MS",
+    "WAITING",
+    "Dispatcher",
+]
+
 #: ``managedLedgerNewEntriesCheckDelayInMillis = 10`` (ServiceConfiguration.java, index id 34013387).
 NEW_ENTRIES_CHECK_DELAY_MS = 10.0
 
@@ -78,6 +105,8 @@ class Dispatcher:
         "read_ns",
         "reads",
         "ready",
+        "sent_entries",
+        "shared",
         "state",
         "token",
     )
@@ -93,11 +122,13 @@ class Dispatcher:
         read_batch: int = DISPATCHER_MAX_READ_BATCH_SIZE,
         max_read_bytes: int = DISPATCHER_MAX_READ_SIZE_BYTES,
         check_delay_ms: float = NEW_ENTRIES_CHECK_DELAY_MS,
+        shared: bool = False,
     ):
         self.ready = ready_ns
         self.messages = messages
         self.msg_prefix = [0, *accumulate(messages)]
-        self.bytes_prefix = [0, *accumulate(entry_bytes)]
+        overhead = READ_OVERHEAD_BYTES_PER_ENTRY  # counted per entry against max_read_bytes
+        self.bytes_prefix = [0, *accumulate(b + overhead for b in entry_bytes)]
         self.emit = emit
         self.read_ns = read_ns
         self.read_batch = read_batch
@@ -111,6 +142,8 @@ class Dispatcher:
         self.token = 0
         self.dispatched = 0  #: messages sent to the consumer
         self.reads = 0
+        self.shared = shared
+        self.sent_entries = 0  #: entries the last completed read sent to the consumer
 
     def flow(self, n: int, now: int) -> None:
         """``flowPermits`` + ``internalConsumerFlow``: add permits; read unless one is pending.
@@ -127,7 +160,7 @@ class Dispatcher:
         if self.pending or self.permits <= 0:
             return
         self.pending = True
-        count = self.permits if self.permits < self.read_batch else self.read_batch
+        count = read_entries(self.permits, self.read_batch)
         self._read_or_wait(count, now)
 
     def _read_or_wait(self, count: int, now: int) -> None:
@@ -179,12 +212,33 @@ class Dispatcher:
     def read_done(self, first: int, count: int, now: int) -> int:
         """``internalReadEntriesComplete`` + ``sendMessages``: dispatch, then read again.
 
-        Returns the messages dispatched (the caller delivers the entries to the client).
+        Returns the messages dispatched. The caller delivers the first ``sent_entries`` entries
+        to the client: all ``count`` in Exclusive, and maybe fewer in Shared.
         O(log entries).
         """
         self.pending = False
-        sent = self.msg_prefix[first + count] - self.msg_prefix[first]
+        end = first + count
+        if self.shared:
+            end = self._shared_turns(first, end)
+            self.cursor = end  # the entries left wait for a replay read, in order
+        sent = self.msg_prefix[end] - self.msg_prefix[first]
+        self.sent_entries = end - first
         self.permits -= sent
         self.dispatched += sent
         self.read_more(now)
         return sent
+
+    def _shared_turns(self, first: int, last: int) -> int:
+        """``sendMessagesToConsumers`` with one consumer: turns of ``getMaxEntriesInThisBatch``
+        entries while it has permits; returns the end of what it was sent. O(turns)."""
+        prefix = self.msg_prefix
+        remaining = prefix[last] - prefix[first]
+        avg = max(remaining // (last - first), 1)  # avgBatchSizePerMsg
+        start, permits = first, self.permits
+        while start < last and permits > 0:
+            end = min(start + shared_turn_entries(remaining, permits, avg), last)
+            sent = prefix[end] - prefix[start]
+            permits -= sent
+            remaining -= sent
+            start = end
+        return start

@@ -2,7 +2,8 @@
 
 One run: the Go perf producer (:mod:`~trackerlab.models.receiver_queue.perf_producer`)
 publishes batch entries at ``rate``; per partition an Exclusive-subscription dispatcher
-(:mod:`~trackerlab.models.receiver_queue.dispatcher`) sends whole entries against the
+(:mod:`~trackerlab.models.receiver_queue.dispatcher`; ``subscription_type="shared"``: a
+Shared one, as ``trackerlab plan`` sizes) sends whole entries against the
 consumer's permits; the consumer client (Go ``partitionConsumer``, or Java ``ConsumerImpl``
 with ``MultiTopicsConsumerImpl`` for partitioned topics) counts them, scales its queue and
 returns permits as its application takes messages. The event loop is
@@ -24,6 +25,7 @@ from trackerlab.models.receiver_queue import batch_container as bc
 from trackerlab.models.receiver_queue import dispatcher as dp
 from trackerlab.models.receiver_queue import go, java
 from trackerlab.models.receiver_queue.multi_topics import DRAINS
+from trackerlab.models.receiver_queue.overshoot import EXCLUSIVE, SUBSCRIPTION_TYPES
 from trackerlab.models.receiver_queue.perf_producer import (
     DEFAULT_MAX_PENDING_MESSAGES,
     ProducerTiming,
@@ -109,6 +111,10 @@ class HarnessConfig:
     #: client ``memoryLimit``: None for the #976 Go client (no limit before #991); Go #991 and
     #: Java (PIP-120) default to 64 MiB
     memory_limit_bytes: int | None = None
+    #: the broker's dispatcher: ``exclusive`` (the Go perf consumer subscribes with the zero
+    #: value, Exclusive: consumer.go:38 @ b8563cd8; Failover dispatches the same way) or
+    #: ``shared`` (the consumer alone on a Shared subscription, as ``trackerlab plan`` sizes it)
+    subscription_type: str = EXCLUSIVE
     read_batch_size: int = dp.DISPATCHER_MAX_READ_BATCH_SIZE
     max_read_bytes: int = dp.DISPATCHER_MAX_READ_SIZE_BYTES
     new_entries_check_delay_ms: float = dp.NEW_ENTRIES_CHECK_DELAY_MS
@@ -152,6 +158,7 @@ class HarnessConfig:
         check_positive("java_batch_timeout_ms", self.java_batch_timeout_ms)
         if self.memory_limit_bytes is not None:
             check_int("memory_limit_bytes", self.memory_limit_bytes, 1, None)
+        check_choice("subscription_type", self.subscription_type, SUBSCRIPTION_TYPES)
         check_int("read_batch_size", self.read_batch_size, 1, None)
         check_int("max_read_bytes", self.max_read_bytes, 1, None)
         check_float("new_entries_check_delay_ms", self.new_entries_check_delay_ms, 0, None)
@@ -276,6 +283,7 @@ class HarnessResult:
             "client": cfg.client + ("" if cfg.auto_scale else " (fixed)"),
             "rate_msg_s": cfg.rate,
             "partitions": cfg.partitions,
+            "subscription_type": cfg.subscription_type,
             "final_sizes": ",".join(map(str, self.final_sizes)),
             "final_total_size": self.final_total_size,
         }

@@ -34,6 +34,7 @@ from trackerlab.models.receiver_queue.harness import NS, HarnessConfig, HarnessR
 from trackerlab.models.receiver_queue.java import JavaConsumer
 from trackerlab.models.receiver_queue.memory_limit import MemoryLimitController
 from trackerlab.models.receiver_queue.multi_topics import MultiTopicsConsumer
+from trackerlab.models.receiver_queue.overshoot import SHARED
 from trackerlab.models.receiver_queue.perf_producer import ProducerEntries
 from trackerlab.models.receiver_queue.rate_limiter import SmoothBurstyLimiter
 
@@ -74,6 +75,7 @@ class HarnessEngine:
                 read_batch=cfg.read_batch_size,
                 max_read_bytes=cfg.max_read_bytes,
                 check_delay_ms=cfg.new_entries_check_delay_ms,
+                shared=cfg.subscription_type == SHARED,
             )
             d.cursor = bisect_left(d.ready, subscribed)  # SubscriptionPositionLatest
             self.disp.append(d)
@@ -327,8 +329,9 @@ class HarnessEngine:
         elif kind == ARRIVAL:
             self._arrival(q, a, b, t)
         elif kind == READ:
-            disp[q].read_done(a, b, t)
-            heappush(self.heap, (t + self.one_way, ARRIVAL, q, next(self.seq), a, b))
+            d = disp[q]
+            d.read_done(a, b, t)
+            heappush(self.heap, (t + self.one_way, ARRIVAL, q, next(self.seq), a, d.sent_entries))
         elif kind == RECHECK:
             disp[q].recheck(a, t)
         elif kind == NOTIFY:
