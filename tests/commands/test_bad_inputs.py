@@ -115,7 +115,7 @@ SIZE = ("size", "triple-heap")
             ["README.md exists and is not a folder"],
         ),
         (("reproduce", "--only", ",,,"), ["--only must name published ids", "',,,'"]),
-        (("plan", "--rate", "1k/s", "--master", "local[2]"), ["--master: only --exact runs"]),
+        (("plan", "--rate", "1k/s", "--master", "local[2]"), ["--master: only --exact or a fleet"]),
         (
             ("plan", "--rate", "1k/s", "--exact", "--master", "local[100000]"),
             ["local[N] needs N in 1..1024"],

@@ -51,7 +51,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--master",
         help="with --exact: the Spark master to fold the messages on (default: Spark local[*] "
-        "above 5e7 entries, this process below)",
+        "above 5e7 entries, this process below); with --topics FILE: the fleet's (default: "
+        "Spark local[*] above 400 plans)",
     )
     p.add_argument(
         "--seed", default="0", help="seed of the sampled buckets and messages (default: 0)"
@@ -116,7 +117,10 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
     if args.master is not None:
         if not args.exact:
-            raise UsageError("--master: only --exact runs on Spark; add --exact or drop --master")
+            raise UsageError(
+                "--master: only --exact or a fleet (--topics FILE) runs on Spark; add one or "
+                "drop --master"
+            )
         if args.master.strip().startswith("local"):
             from trackerlab.spark.session import check_master
 

@@ -255,7 +255,8 @@ FIELDS: tuple[Field, ...] = (
         "pulsar_version",
         _version,
         "the Pulsar release whose structures and defaults apply (trackerlab designs; "
-        "data/pulsar_releases.yaml)",
+        "data/pulsar_releases.yaml); a comma-separated list (4.0.5,4.0.7,4.1) prints one "
+        "comparison table",
         "4.0.7",
         "version",
     ),
