@@ -290,7 +290,7 @@ def _sampled_bound(name: str, counts: PointCounts) -> float:
     return counts.totals.get("error_bound_ppm", 0) / 1e6
 
 
-def _views(w: PlanWorkload, name: str, size, layout: JvmLayout) -> int:
+def values_views(w: PlanWorkload, name: str, size, layout: JvmLayout) -> int:
     """4.0.1-4.0.5's time buckets (variant a) stream ``values()`` on every add: each map keeps
     its view (:func:`~trackerlab.catalog.versioned.values_views_bytes`). O(1)."""
     if name != w.defaults.delayed_design or w.defaults.delayed_variant != "a":
@@ -372,7 +372,7 @@ def delayed_rows(
         counts, took = streams[stream]
         t = max(t, took)
         size = design.from_counts(counts, release_shape(w, name), layout)  # type: ignore[misc]
-        total = _bytes(size) + _views(w, name, size, layout)
+        total = _bytes(size) + values_views(w, name, size, layout)
         direct = int(size.jvm_direct_bytes or 0)
         rows.append(
             PlanRow(
@@ -684,7 +684,7 @@ def recommend_tick(
         stream = delayed_stream(w, tick, name)
         counts, _ = fast_counts(stream, seed, layout)
         size = design.from_counts(counts, shape, layout)  # type: ignore[misc]
-        total = (_bytes(size) + _views(w, name, size, layout)) * per_broker
+        total = (_bytes(size) + values_views(w, name, size, layout)) * per_broker
         table.append(
             {
                 "tick_ms": tick,

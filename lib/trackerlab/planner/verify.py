@@ -29,6 +29,7 @@ from trackerlab.planner.plan import (
     release_layout,
     release_shape,
     unacked_entries,
+    values_views,
 )
 from trackerlab.planner.snapshot import exact_counts
 from trackerlab.planner.streams import TrackedStream
@@ -102,13 +103,15 @@ def snapshot_entries(stream: TrackedStream, seed: int, heap: bool) -> tuple[np.n
     return rows, math.floor(now)
 
 
-def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]]:
-    """Run the release's own classes on the plan's steady state; the build's version and one
-    :class:`Verified` per tracker the release runs and the harness builds."""
+def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified], str]:
+    """Run the release's own classes on the plan's steady state; the build's version, one
+    :class:`Verified` per tracker the release runs and the harness builds, and a note when
+    another release's classes stand in (:func:`stand_in`)."""
     from trackerlab.jvmcheck.pulsar import harness, maven
 
     build = build_for(w)
     classpath = maven.build(build.version, build.client_only)
+    w, note = stand_in(w, build.version)
     layout = release_layout(w)
     cases, meta = [], []
     v = w.values
@@ -132,6 +135,7 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
         counts, _ = exact_counts(stream, seed, layout=layout)
         size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
         exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
+        exact += values_views(w, design, size, layout)
         cases.append(harness.HarnessCase(tracker, kind, rows, params))
         meta.append((tracker, design, len(rows), exact))
     pending = w.defaults.pending_acks_design
@@ -162,10 +166,42 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
         row = next(r for r in p.rows if r.tracker == tracker and r.design == design)
         real = (m.heap_bytes or 0) + (m.direct_capacity_bytes or 0)
         out.append(Verified(tracker, design, entries, real, row.steady_bytes, exact))
-    return build.version, out
+    return build.version, out, note
 
 
-def report(version: str, checked: list[Verified], exact: bool) -> str:
+#: Release facts that change what a tracker holds (``PulsarDefaults`` attributes).
+STRUCTURE_FACTS = (
+    "delayed_design", "delayed_shape", "delayed_variant", "nack_design", "nack_shape",
+    "pending_acks_design", "roaring_art",
+)  # fmt: skip
+
+
+def stand_in(w: PlanWorkload, version: str) -> tuple[PlanWorkload, str]:
+    """The workload as the build ``version`` holds it, and a note, when the plan's release is
+    not the build's and their structures differ (Central serves 4.0.1 alone of 4.0.1-4.0.5,
+    whose inner maps changed in 4.0.4): the exact-model column then sizes the build's
+    structures, so it checks the model against the classes that ran, while the planned
+    column stays the plan's. O(1)."""
+    from dataclasses import replace
+
+    from trackerlab.planner.defaults import defaults_for
+
+    built = defaults_for(version)
+    differ = [f for f in STRUCTURE_FACTS if getattr(built, f) != getattr(w.defaults, f)]
+    if not differ:
+        return w, ""
+    what = ", ".join(
+        f"{f.replace('_', ' ')} {getattr(w.defaults, f)} -> {getattr(built, f)}" for f in differ
+    )
+    note = (
+        f"  (Pulsar {w.defaults.version}'s own jars are not on Central: {version}'s classes "
+        f"stand in, and they differ ({what}); the exact-model column sizes {version}'s "
+        "structures, the planned column the plan's)"
+    )
+    return replace(w, defaults=built), note
+
+
+def report(version: str, checked: list[Verified], note: str, exact: bool) -> str:
     """The terminal lines of ``--verify``."""
     planned = "planned (exact)" if exact else "planned (fast)"
     lines = [
@@ -185,4 +221,6 @@ def report(version: str, checked: list[Verified], exact: bool) -> str:
             "  (the plan's nack map also holds the entries its timer scan, every third of the "
             "nack delay, has not reached yet; the snapshot holds those due by their time)"
         )
+    if note:
+        lines.append(note)
     return "\n".join(lines)
