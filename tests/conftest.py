@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +72,18 @@ def run_cli_until(
     return CliResult(proc.returncode, out, "".join(lines))
 
 
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A folder another user can enter, in the system's temporary folder: pytest's tmp_path is
+    private to its owner, and so may be the folder this repository was cloned into."""
+    folder = Path(tempfile.mkdtemp(prefix="trackerlab-shared-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def file_tree(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder``: relative path -> content."""
     return {
@@ -77,30 +91,58 @@ def file_tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+# The skip rule (tests/README.md): a test skips only when something outside the repository is
+# missing (Java, a jar, Maven Central, Chromium, another user). The helpers below skip for
+# those kinds alone; a compile error in the project's Java, a Spark configuration error or a
+# failed build raises, and the tests that use them fail (tests/test_skip_rule.py).
+
+NO_FASTUTIL = (
+    "fastutil jar not found (/usr/share/java/fastutil.jar from Debian libfastutil-java, or "
+    "$TRACKERLAB_FASTUTIL_JAR); .ci/run installs it"
+)
+
+
+def spark_session():
+    """The local[2] session of this test process, or a skip when Java is missing; any other
+    failure to start (a configuration Spark refuses, a JVM that exits) raises."""
+    from trackerlab.spark.session import SparkJavaMissing, get_session
+
+    try:
+        return get_session("local[2]", app_name="trackerlab-tests")
+    except SparkJavaMissing as exc:  # no Java 17+: the Spark tests cannot run here
+        pytest.skip(f"no Spark session: {exc}")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local[2] Spark session per test process, shared by every Spark test (the sweep
     tests under spark/ and the fault-injection tests under faults/)."""
-    from trackerlab.errors import UsageError
-    from trackerlab.spark.session import get_session
-
-    try:
-        session = get_session("local[2]", app_name="trackerlab-tests")
-    except UsageError as exc:  # no Java: the Spark tests cannot run here
-        pytest.skip(f"no Spark session: {exc}")
+    session = spark_session()
     yield session
     session.stop()
 
 
 def jvm_probe(uncompressed_oops: bool = False):
-    """jvm-check's probe JVM (one per process), or a skip where this machine has no Java."""
+    """jvm-check's probe JVM (one per process), or a skip where this machine has no Java or no
+    ``javac``; the project's Java failing to compile (or the JVM to start) raises."""
     from trackerlab.javacheck import JavaMissing
-    from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
+    from trackerlab.jvmcheck.probe import ProbeMissing, get_probe
 
     try:
         return get_probe(uncompressed_oops)
-    except (JavaMissing, ProbeUnavailable) as exc:
+    except (JavaMissing, ProbeMissing) as exc:
         pytest.skip(f"no probe JVM: {exc}")
+
+
+def require_fastutil(probe) -> None:
+    """Skip when Debian's fastutil jar is not installed; fail when it is, but the probe JVM
+    cannot load its classes (then the probe's class path is wrong: a defect here)."""
+    from trackerlab.jvmcheck.probe import fastutil_jar
+
+    jar = fastutil_jar()
+    if jar is None:
+        pytest.skip(NO_FASTUTIL)
+    assert probe.fastutil, f"{jar} is installed, but the probe JVM cannot load fastutil"
 
 
 @pytest.fixture(scope="module")

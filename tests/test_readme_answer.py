@@ -26,7 +26,7 @@ def test_the_readme_quotes_what_plan_prints():
 
 
 def test_the_readme_nack_figure_is_the_plan_s():
-    """"the example's nack trackers hold X per consumer": the release's nack row, one unit."""
+    """The README sentence "the example's nack trackers hold X per consumer": the nack row."""
     from trackerlab.planner.plan import plan
     from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import format_bytes

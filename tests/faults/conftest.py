@@ -1,4 +1,5 @@
-"""Fault injection helpers: damaged files, another user, a small full filesystem."""
+"""Fault injection helpers: damaged files, another user, a small full filesystem (the
+``shared_tmp`` folder another user can enter is in ``tests/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -7,26 +8,16 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import trackerlab
 from tests.conftest import REPO, CliResult
+from trackerlab.paths import data_dir
 
 NOBODY = 65534
-
-
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    """A folder another user can enter (pytest's tmp_path is private to its owner)."""
-    folder = Path(tempfile.mkdtemp(prefix="trackerlab-faults-"))
-    folder.chmod(0o755)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def cli_as_other_user(*args: str, cache: Path, timeout: float = 300) -> CliResult:
@@ -36,23 +27,82 @@ def cli_as_other_user(*args: str, cache: Path, timeout: float = 300) -> CliResul
 
 
 def python_as_other_user(*args: str, cache: Path, timeout: float = 300) -> CliResult:
-    """``python ARGS`` as :func:`cli_as_other_user` runs it."""
+    """``python ARGS`` as :func:`cli_as_other_user` runs it. ``nobody`` may not enter the
+    folder this repository was cloned into (``mktemp -d`` and root's home are private), so it
+    runs in ``cache`` (a folder it can read) on the copy :func:`checkout_for_other_user` puts
+    there: the ``trackerlab`` package and the data it reads."""
     prefix: list[str] = []
+    env = {**os.environ, "HOME": str(cache), "TRACKERLAB_CACHE": str(cache)}
+    cwd = REPO
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             pytest.skip("permission tests: running as root without setpriv to drop to nobody")
         prefix = [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    env = {**os.environ, "HOME": str(cache), "TRACKERLAB_CACHE": str(cache)}
+        lib = checkout_for_other_user(cache)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(lib), *filter(None, [os.environ.get("PYTHONPATH")])]
+        )
+        env["TRACKERLAB_ROOT"] = str(cache)
+        cwd = cache
+        _other_user_runs_the_environment(prefix, env, lib)
     proc = subprocess.run(
         [*prefix, sys.executable, *args],
         capture_output=True,
         text=True,
         timeout=timeout,
-        cwd=REPO,
+        cwd=cwd,
         env=env,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def checkout_for_other_user(folder: Path) -> Path:
+    """What the package needs of the repository, copied into ``folder`` in the repository's
+    layout, readable by every user (files 0644, folders 0755, whatever the clone's umask):
+    ``lib/trackerlab`` (the package under test) and ``data/`` (the release tables and the
+    published numbers; not the results under ``data/sweeps``). Copied once; returns
+    ``folder/lib``."""
+    lib = folder / "lib"
+    if not (lib / "trackerlab").is_dir():
+        package = Path(trackerlab.__file__).resolve().parent
+        shutil.copytree(package, lib / "trackerlab", ignore=shutil.ignore_patterns("__pycache__"))
+        results = {"sweeps", "broker"}  # data/sweeps, data/broker: outputs, not inputs
+        shutil.copytree(data_dir(), folder / "data", ignore=lambda d, names: results & set(names))
+        for path in [lib, *lib.rglob("*"), folder / "data", *(folder / "data").rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    return lib
+
+
+def _other_user_runs_the_environment(prefix: list[str], env: dict[str, str], lib: Path) -> None:
+    """Skip, naming the folder, when ``nobody`` cannot run this environment's interpreter with
+    its packages (a virtual environment inside a private clone: nothing to copy it to); fail
+    when it runs but imports another ``trackerlab`` than the copy in ``lib``."""
+    check = "import numpy, pandas, pyarrow, pyroaring, yaml"  # what the package imports
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-c", check],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=lib.parent,
+    )
+    if proc.returncode != 0:
+        why = (proc.stderr.strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        pytest.skip(
+            f"permission tests: user nobody cannot run this environment's interpreter and "
+            f"packages ({sys.executable}: {why}), e.g. a .venv in a folder only its owner "
+            "can enter"
+        )
+    imported = subprocess.run(
+        [*prefix, sys.executable, "-c", "import trackerlab; print(trackerlab.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=lib.parent,
+    )
+    assert imported.returncode == 0, imported.stderr
+    want = (lib / "trackerlab" / "__init__.py").resolve()
+    assert Path(imported.stdout.strip()).resolve() == want, imported.stdout
 
 
 def _can_mount() -> str | None:

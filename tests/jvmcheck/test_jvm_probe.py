@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
-from tests.conftest import jvm_probe
+from tests.conftest import jvm_probe, require_fastutil
 from trackerlab.jvmcheck.cases import CASES, TOLERANCE, run_case
 from trackerlab.jvmcheck.probe import fastutil_jar
 from trackerlab.sizing import jvm_roaring as jr
@@ -23,10 +23,6 @@ from trackerlab.sizing.jvm import UNCOMPRESSED, UNCOMPRESSED_OOPS
 
 pytestmark = pytest.mark.spark
 
-NO_FASTUTIL = (
-    "fastutil jar not found (/usr/share/java/fastutil.jar from Debian libfastutil-java, or "
-    "$TRACKERLAB_FASTUTIL_JAR); .ci/run installs it"
-)
 BY_NAME = {c.name: c for c in CASES}
 
 
@@ -37,8 +33,8 @@ def probe_uncompressed():
 
 def _case(name: str, probe):
     case = BY_NAME[name]
-    if case.needs_fastutil and not probe.fastutil:
-        pytest.skip(NO_FASTUTIL)
+    if case.needs_fastutil:
+        require_fastutil(probe)
     return case
 
 

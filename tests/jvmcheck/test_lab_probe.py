@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import require_fastutil
 from trackerlab.jvmcheck.cases import run_case
 from trackerlab.models.proposals.gap_stream import GapStream
 from trackerlab.models.proposals.jvm_cases import CASES
@@ -16,8 +17,7 @@ pytestmark = pytest.mark.spark
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_proposal_is_byte_exact(probe, case):
-    if not probe.fastutil:
-        pytest.skip("fastutil jar not found (libfastutil-java)")
+    require_fastutil(probe)
     result = run_case(probe, case)
     assert result.measured == result.model, f"{case.name}: {result.model} vs {result.measured}"
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab.javacheck import JavaMissing
+from tests.conftest import jvm_probe, require_fastutil
 from trackerlab.jvmcheck.cases import CASES, run_case
-from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
 
 pytestmark = pytest.mark.spark
 GROUPS = {"jdk-concurrent", "long-bitmap", "timebuckets-long-bitmap", "pip448"}
@@ -26,12 +25,8 @@ def test_every_shape_and_structure_has_cases():
 
 @pytest.mark.parametrize("uncompressed", [False, True], ids=["compressed", "uncompressed-oops"])
 def test_new_cases_are_exact(uncompressed):
-    try:
-        probe = get_probe(uncompressed)
-    except (JavaMissing, ProbeUnavailable) as exc:
-        pytest.skip(f"no probe JVM: {exc}")
-    if not probe.fastutil:
-        pytest.skip("fastutil jar not found (libfastutil-java)")
+    probe = jvm_probe(uncompressed)
+    require_fastutil(probe)
     wrong = [
         (r.name, r.model, r.measured)
         for r in (run_case(probe, c) for c in NEW)

@@ -7,12 +7,12 @@ the sweep). Every notebook's own log is checked under smoke by ``test_render_all
 """
 
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from tests.conftest import REPO
+from trackerlab.javacheck import JavaMissing, require_java
 
 NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback|Exception)\b")
 
@@ -20,8 +20,10 @@ NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback|Exception)\b")
 @pytest.mark.slow
 @pytest.mark.spark
 def test_make_report_prints_no_error_or_warning(tmp_path):
-    if shutil.which("java") is None:
-        pytest.skip("no java on PATH: make report stops at its Java check")
+    try:
+        require_java()  # make report's own Java check (lib/trackerlab/javacheck.py)
+    except JavaMissing as exc:
+        pytest.skip(f"Java is missing, and make report stops at its Java check: {exc}")
     out = tmp_path / "reports"
     run = subprocess.run(
         [

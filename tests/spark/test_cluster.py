@@ -25,7 +25,7 @@ import pytest
 from tests.conftest import REPO, assert_one_line_error, run_cli, run_cli_until
 from tests.spark.cluster import Cluster, cluster_env, spark_home
 from tests.spark.results import assert_same_results
-from trackerlab.javacheck import java_executable
+from trackerlab.javacheck import JavaMissing, require_java
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import read_sweep
 from trackerlab.spark.sweep import run_sweep
@@ -50,8 +50,10 @@ blocks:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    if java_executable() is None:
-        pytest.skip("no Java: a Spark cluster cannot start here")
+    try:
+        require_java()
+    except JavaMissing as exc:
+        pytest.skip(f"no Java: a Spark cluster cannot start here ({exc})")
     folder = tmp_path_factory.mktemp("cluster")
     c = Cluster(folder, cluster_env(folder))
     try:

@@ -31,7 +31,14 @@ from pathlib import Path
 
 from trackerlab.catalog import CATALOG
 from trackerlab.javacheck import java_executable
-from trackerlab.jvmcheck.probe import ProbeUnavailable, fastutil_jar, javac_executable, pyspark_jars
+from trackerlab.jvmcheck.probe import (
+    ProbeBuildFailed,
+    ProbeMissing,
+    ProbeUnavailable,
+    fastutil_jar,
+    javac_executable,
+    pyspark_jars,
+)
 from trackerlab.paths import cache_dir
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
@@ -76,7 +83,7 @@ def _source() -> Path:
 def _classpath() -> str:
     jar = fastutil_jar()
     if jar is None:
-        raise ProbeUnavailable(
+        raise ProbeMissing(
             "the fastutil jar is missing (Debian: apt-get install libfastutil-java, or set "
             "TRACKERLAB_FASTUTIL_JAR)"
         )
@@ -88,7 +95,7 @@ def compiled_bench() -> Path:
     """Compile ``PlanBench.java`` once per source and JDK; return the classes folder."""
     javac = javac_executable()
     if javac is None:
-        raise ProbeUnavailable(
+        raise ProbeMissing(
             "javac not found: install a JDK (apt-get install openjdk-17-jdk-headless)"
         )
     text = _source().read_bytes()
@@ -106,7 +113,7 @@ def compiled_bench() -> Path:
             text=True,
         )
         if proc.returncode != 0:
-            raise ProbeUnavailable(f"javac failed: {proc.stderr.strip().splitlines()[0]}")
+            raise ProbeBuildFailed(f"javac failed: {proc.stderr.strip().splitlines()[0]}")
         with contextlib.suppress(OSError):  # another process finished first
             work.rename(target)
     finally:
@@ -120,7 +127,7 @@ def jvm_run(
     """``(loop seconds, whole-process seconds, entries held)`` of one JVM build."""
     java = java_executable()
     if java is None:
-        raise ProbeUnavailable("java not found")
+        raise ProbeMissing("java not found")
     classes = compiled_bench()
     cmd = [
         java,

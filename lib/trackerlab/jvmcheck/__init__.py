@@ -6,6 +6,12 @@ model of :mod:`trackerlab.sizing` (``trackerlab jvm-check``).
 - :mod:`~trackerlab.jvmcheck.cases`: the named cases, each a Java structure and its model.
 """
 
-from trackerlab.jvmcheck.probe import JvmProbe, ProbeUnavailable, get_probe
+from trackerlab.jvmcheck.probe import (
+    JvmProbe,
+    ProbeBuildFailed,
+    ProbeMissing,
+    ProbeUnavailable,
+    get_probe,
+)
 
-__all__ = ["JvmProbe", "ProbeUnavailable", "get_probe"]
+__all__ = ["JvmProbe", "ProbeBuildFailed", "ProbeMissing", "ProbeUnavailable", "get_probe"]

@@ -56,7 +56,20 @@ MEASURES = ("exact", "estimator")
 
 
 class ProbeUnavailable(RuntimeError):
-    """The probe JVM cannot be built or started; the message is one line and says why."""
+    """The probe JVM cannot be built or started; the message is one line and says why.
+
+    :class:`ProbeMissing` is the kind where something outside the repository is missing (the
+    test suite skips for it, and for :class:`~trackerlab.javacheck.JavaMissing`, only);
+    :class:`ProbeBuildFailed` and every other instance are a defect or a broken set-up here.
+    """
+
+
+class ProbeMissing(ProbeUnavailable):
+    """Something outside the repository is missing: a JDK's ``javac`` (a JRE alone)."""
+
+
+class ProbeBuildFailed(ProbeUnavailable):
+    """``javac`` rejected trackerlab's own Java sources: a defect of the repository."""
 
 
 # --------------------------------------------------------------------------- build
@@ -93,10 +106,12 @@ def _java_sources() -> list[tuple[str, bytes]]:
 def probe_jar() -> Path:
     """Compile ``trackerlab/java/*.java`` (once per source/JDK/pyspark version) into an agent
     jar with ``Premain-Class: trackerlab.probe.SizeAgent``; return its path. Concurrent callers
-    (pytest-xdist workers) each build in a temporary folder; the first rename wins."""
+    (pytest-xdist workers) each build in a temporary folder; the first rename wins.
+    Raises :class:`ProbeMissing` without ``javac``, :class:`ProbeBuildFailed` when the sources
+    do not compile, :class:`ProbeUnavailable` when the cache folder cannot be written."""
     javac = javac_executable()
     if javac is None:
-        raise ProbeUnavailable(
+        raise ProbeMissing(
             "javac not found: the JVM probe compiles its Java helpers; install a JDK "
             "(Debian/Ubuntu: apt-get install openjdk-17-jdk-headless) or set JAVA_HOME"
         )
@@ -128,7 +143,7 @@ def probe_jar() -> Path:
         proc = subprocess.run(cmd + sorted(map(str, src.glob("*.java"))), capture_output=True)
         if proc.returncode != 0:
             err = proc.stderr.decode(errors="replace").strip().splitlines()
-            raise ProbeUnavailable(f"javac failed: {err[0] if err else proc.returncode}")
+            raise ProbeBuildFailed(f"javac failed: {err[0] if err else proc.returncode}")
         _write_jar(classes, work / "trackerlab-probe.jar")
         shutil.rmtree(src)
         shutil.rmtree(classes)
@@ -212,7 +227,7 @@ class JvmProbe:
     def start(cls, uncompressed_oops: bool = False) -> JvmProbe:
         """Launch a gateway JVM (``spark-submit pyspark-shell``, ``local[1]``, UI off; its output,
         logs at ERROR, goes to ``jvm-<pid>.log`` in the cache folder, removed by :meth:`close`).
-        Raises JavaMissing or ProbeUnavailable."""
+        Raises JavaMissing, or ProbeUnavailable (:class:`ProbeMissing` without ``javac``)."""
         if "PYSPARK_GATEWAY_PORT" in os.environ:  # launch_gateway would reuse that JVM
             raise ProbeUnavailable(
                 "PYSPARK_GATEWAY_PORT is set, so pyspark would reuse its JVM; start that session "

@@ -12,10 +12,11 @@ JVM launcher of ``trackerlab jvm-check`` (:mod:`trackerlab.jvmcheck.probe`) star
 JVM without a SparkContext and does not use them.
 
 Failures are one-line :class:`~trackerlab.errors.UsageError` messages raised before any
-output is touched: Java missing or too old (checked first), a malformed master URL (``local[0]``
+output is touched: Java missing or too old (checked first; :class:`SparkJavaMissing`, the one
+kind about something missing outside the repository), a malformed master URL (``local[0]``
 included), a ``spark://`` or ``k8s://`` master that does not answer a TCP connect within
-:data:`CONNECT_TIMEOUT_S` seconds per address, or a cluster that registers no executor
-within :data:`EXECUTOR_WAIT_S` seconds.
+:data:`CONNECT_TIMEOUT_S` seconds per address, a JVM or a configuration Spark refuses, or a
+cluster that registers no executor within :data:`EXECUTOR_WAIT_S` seconds.
 
 Spark's own output stays out of the terminal: the driver JVM this module starts writes its
 stdout, stderr and log4j messages to :func:`session_log` (one file per process under
@@ -81,6 +82,16 @@ _LOCAL = re.compile(r"local(\[(\*|\d+)(,\d+)?\])?$")
 #: ``local[N]`` and ``local[N,F]``: threads and task failures allowed.
 MAX_LOCAL_THREADS = 1024
 MAX_TASK_FAILURES = 100
+
+
+class SparkJavaMissing(UsageError):
+    """No Java that Spark can use (none, or older than 17): the message is
+    :class:`~trackerlab.javacheck.JavaMissing`'s. Every other start-up failure (a configuration
+    Spark refuses, a driver JVM that exits, an unreachable master) is a plain UsageError."""
+
+
+class _StartFailed(Exception):
+    """The driver did not start; the message is the Java reason, read while the JVM answered."""
 
 
 @cache
@@ -152,7 +163,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     try:
         require_java()
     except JavaMissing as exc:
-        raise UsageError(str(exc)) from None
+        raise SparkJavaMissing(str(exc)) from None
     from pyspark import SparkConf
 
     # pyspark starts workers with $PYSPARK_PYTHON (spark-submit sets it from
@@ -239,6 +250,8 @@ def _start(conf, log: Path) -> SparkSession:
         try:
             if not interrupted():
                 context = SparkContext(conf=conf, gateway=gateway)
+        except Exception as exc:  # the reason, while the JVM still answers py4j
+            raise _StartFailed(_java_reason(exc)) from exc
         finally:
             if interrupted() or context is None:
                 if context is not None:
@@ -278,7 +291,12 @@ def _java_reason(exc: BaseException) -> str:
             text = str(java.toString())
         except Exception:  # the gateway may be gone too
             text = ""
-    text = (text or str(exc)).strip()
+    if not text:
+        try:
+            text = str(exc)
+        except Exception:  # a py4j error asks its (maybe stopped) JVM for its text
+            text = ""
+    text = text.strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 

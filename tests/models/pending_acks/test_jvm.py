@@ -10,6 +10,7 @@ fastutil classes.
 import numpy as np
 import pytest
 
+from tests.conftest import require_fastutil
 from trackerlab.models.pending_acks.layouts import Dataset, build
 
 pytestmark = pytest.mark.spark
@@ -58,8 +59,7 @@ def test_open_hash_index_disabled_keeps_its_words(probe):
 )
 @pytest.mark.parametrize(("n", "ledgers"), [(100, 1), (10_000, 5), (1000, 100)])
 def test_packed_layouts_with_real_fastutil(probe, layout, inner, n, ledgers):
-    if not probe.fastutil:
-        pytest.skip("fastutil jar not on the probe's class path")
+    require_fastutil(probe)
     led, ent, rem, hsh = Dataset(n, ledgers).arrays()
     java = probe.jvm.trackerlab.probe.PendingAcksProbe.packedSorted(
         inner, probe.longs(led), probe.longs(ent)
