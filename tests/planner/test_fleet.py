@@ -148,3 +148,16 @@ def test_bad_fleet_options_are_one_line(cli, small):
     assert_one_line_error(cli("plan", "--topics", str(small), "--exact"), "--exact")
     assert_one_line_error(cli("plan", "--rate", "1k/s", "--brokers", "3"), "--brokers")
     assert_one_line_error(cli("plan", "--topics", "missing.csv"), "missing.csv")
+
+
+def test_one_group_spelled_two_ways(tmp_path):
+    """Rates "30%" and "0.3" are one group: planned once, interpolated, and checked (a topic
+    spelled unlike the group's first member once raised KeyError in the check)."""
+    rows = ["name,rate,delayed,delay"]
+    for k in range(1, 41):
+        rows.append(f"t{k},{20000 / k:.6g}/s,{'30%' if k % 2 else '0.3'},uniform:0:1m")
+    path = tmp_path / "mixed.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = fl.plan_fleet(fl.read_fleet(path))
+    assert result.interpolated_groups == 1
+    assert result.held_out_topics == fl.HELD_OUT

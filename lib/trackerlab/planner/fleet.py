@@ -320,16 +320,19 @@ def _held_out(groups, how, by_group, seed: int) -> tuple[dict[str, float] | None
             for t in members:
                 rate = float(t.workload.values["rate"])
                 if not np.isclose(points, rate, rtol=1e-12, atol=0).any():
-                    pool.setdefault((key, rate), t)
+                    pool.setdefault((key, rate), (t, _group_raw(members[0])))
     if not any(grid for grid, _ in how.values()):
         return None, 0
     worst = {"broker": 0.0, "client": 0.0}
     sums = {side: [0.0, 0.0] for side in worst}  # interpolated, planned
-    picks = _spread(list(pool.values()), seed)
+    # the group's first member wrote the plans' values (others may spell them otherwise)
+    first = {id(t): raw for t, raw in pool.values()}
+    picks = _spread([t for t, _ in pool.values()], seed)
     for t in picks:
         count = max(int(t.workload.values["topics"]), 1)
-        guess = _topic_records([t], by_group[_raw_key(_group_raw(t))], True)
-        real = plan_rates((_group_raw(t), [float(t.workload.values["rate"])], seed))
+        raw = first[id(t)]
+        guess = _topic_records([t], by_group[_raw_key(raw)], True)
+        real = plan_rates((raw, [float(t.workload.values["rate"])], seed))
         for side in worst:
             got = sum(g["heap_bytes"] + g["direct_bytes"] for g in guess if g["side"] == side)
             want = sum(r["heap_bytes"] + r["direct_bytes"] for r in real if _side(r) == side)
