@@ -206,7 +206,7 @@ def _compare(args: argparse.Namespace, given: dict) -> int:
     from trackerlab.errors import UsageError
     from trackerlab.params import MAX_SEED
     from trackerlab.planner.compare import compare, parse_versions, table
-    from trackerlab.safe_yaml import read_user_text
+    from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import parse_count
 
     versions = parse_versions(str(given.pop("pulsar_version")))
@@ -219,14 +219,7 @@ def _compare(args: argparse.Namespace, given: dict) -> int:
                          "--verify/--json/--csv")  # fmt: skip
     values = {k: v for k, v in given.items() if v is not None}
     if args.workload:
-        from pathlib import Path
-
-        from trackerlab.spark.grid import load_yaml
-
-        raw = load_yaml(read_user_text(Path(args.workload), "--workload"), args.workload)
-        if not isinstance(raw, dict):
-            raise UsageError(f"{args.workload}: a workload file maps keys to values")
-        raw = {str(k).replace("-", "_"): v for k, v in raw.items()}
+        raw = PlanWorkload.read_file(args.workload)
         raw.pop("pulsar_version", None)
         values = raw | values
     seed = parse_count(args.seed, "--seed", 0, MAX_SEED)

@@ -69,10 +69,6 @@ def compare(given: dict[str, object], versions: list[str], **options) -> Compari
     return Comparison(versions, plans)
 
 
-def _own(p: Plan, tracker: str):
-    return next((r for r in p.rows if r.tracker == tracker and r.default), None)
-
-
 def table(c: Comparison) -> str:
     """Releases side by side (see the module docstring)."""
     w0 = c.plans[0].workload
@@ -84,7 +80,7 @@ def table(c: Comparison) -> str:
     trackers = list(dict.fromkeys(r.tracker for p in c.plans for r in p.rows))
     sums = {}
     for tracker in trackers:
-        rows = [_own(p, tracker) for p in c.plans]
+        rows = [p.own(tracker) for p in c.plans]
         side = next(r.side for r in rows if r is not None)
         scope = "per broker" if side == "broker" else "per consumer"
         lines.append(f"{tracker} ({side}, {scope})")
@@ -140,7 +136,7 @@ def changes(c: Comparison) -> list[str]:
                 if va != vb:
                     parts.append(f"{f.name.replace('_', ' ')}: {va} -> {vb}")
         for tracker in dict.fromkeys(r.tracker for r in a.rows + b.rows):
-            ra, rb = _own(a, tracker), _own(b, tracker)
+            ra, rb = a.own(tracker), b.own(tracker)
             if ra is None or rb is None:
                 continue
             parts_n = int(a.workload.values["partitions"])

@@ -134,6 +134,10 @@ class Plan:
     #: what the broker or client does that changes the answer (a blocked consumer...)
     warnings: list[str] = field(default_factory=list)
 
+    def own(self, tracker: str) -> PlanRow | None:
+        """The row of the design the release runs for ``tracker`` (None: not sized). O(rows)."""
+        return next((r for r in self.rows if r.tracker == tracker and r.default), None)
+
     def assumed(self) -> list[tuple[str, str]]:
         """The defaults the plan assumed, in the user's units."""
         return [(name, self.workload.describe(name)) for name in self.workload.assumed]

@@ -29,10 +29,6 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else format_duration_ms(round(x)) if x else "0"
 
 
-def _default_row(plan: Plan, tracker: str) -> PlanRow | None:
-    return next((r for r in plan.rows if r.tracker == tracker and r.default), None)
-
-
 def answer(plan: Plan) -> str:
     """The plan in a broker engineer's words: the release's design of each tracker, totals."""
     w = plan.workload
@@ -42,7 +38,7 @@ def answer(plan: Plan) -> str:
     if v["partitions"] != 1:
         head += f" over {v['partitions']} partitions"
     parts = []
-    delayed = _default_row(plan, "delayed-delivery index")
+    delayed = plan.own("delayed-delivery index")
     if delayed is not None:
         where = "off-heap" if delayed.memory == "direct" else "heap"
         parts.append(
@@ -52,13 +48,13 @@ def answer(plan: Plan) -> str:
         )
     elif any(r.tracker == "delayed-delivery index" for r in plan.rows):
         parts.append(f"delayed index not sized ({unsized_reason(w, 'delayed')})")
-    nack = _default_row(plan, "negative-ack tracker")
+    nack = plan.own("negative-ack tracker")
     if nack is not None:
         parts.append(f"negative-ack trackers {format_bytes(nack.per_topic)} on the clients")
-    pending = _default_row(plan, "pending acks")
+    pending = plan.own("pending acks")
     if pending is not None:
         parts.append(f"pending acks {format_bytes(pending.per_topic)} on the broker")
-    queue = _default_row(plan, "receiver queue")
+    queue = plan.own("receiver queue")
     if queue is not None:
         parts.append(f"receiver queues up to {format_bytes(queue.per_topic)} on the clients")
     text = f"{head}: " + "; ".join(parts) + f" (per topic, Pulsar {w.defaults.version})."

@@ -295,9 +295,9 @@ class PlanWorkload:
                 raise UsageError(f"{where}{FIELD_BY_NAME[name].flag} is required (e.g. 20k/s)")
         return cls(values).resolved()
 
-    @classmethod
-    def from_file(cls, path: str | Path, overrides: Mapping[str, object] = ()) -> PlanWorkload:
-        """A ``--workload`` YAML file (keys of :data:`FIELDS`), flags overriding its values."""
+    @staticmethod
+    def read_file(path: str | Path) -> dict[str, object]:
+        """The user values of a ``--workload`` YAML file, keys in ``_`` form, unparsed."""
         from trackerlab.safe_yaml import read_user_text
         from trackerlab.spark.grid import load_yaml
 
@@ -305,7 +305,12 @@ class PlanWorkload:
         raw = load_yaml(read_user_text(path, "--workload"), str(path))
         if not isinstance(raw, dict):
             raise UsageError(f"{path}: a workload file maps keys to values (rate: 20k/s, ...)")
-        merged = {str(k).replace("-", "_"): v for k, v in raw.items()}
+        return {str(k).replace("-", "_"): v for k, v in raw.items()}
+
+    @classmethod
+    def from_file(cls, path: str | Path, overrides: Mapping[str, object] = ()) -> PlanWorkload:
+        """A ``--workload`` YAML file (keys of :data:`FIELDS`), flags overriding its values."""
+        merged = cls.read_file(path)
         merged |= {k: v for k, v in dict(overrides).items() if v is not None}
         return cls.parse(merged, str(path))
 
