@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("experiments", ("trackerlab.experiments",)),
     ("catalog, planner, spark", ("trackerlab.catalog", "trackerlab.planner", "trackerlab.spark")),
     ("models", ("trackerlab.models",)),
-    ("jvmcheck", ("trackerlab.jvmcheck",)),
+    ("jvmcheck, broker", ("trackerlab.jvmcheck", "trackerlab.broker")),
     ("sizing", ("trackerlab.sizing",)),
     ("workloads", ("trackerlab.workloads",)),
     (

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from trackerlab.commands import (
     bench,
+    broker,
     jvm_check,
     plan,
     pulsar,
@@ -29,7 +30,9 @@ from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError, one_line
 
 #: Modules that register subcommands, in help order.
-COMMAND_MODULES = (plan, report, reproduce, size, jvm_check, pulsar, simulate, bench, sweep)
+COMMAND_MODULES = (
+    plan, report, reproduce, size, jvm_check, pulsar, broker, simulate, bench, sweep,
+)  # fmt: skip
 
 
 class _Parser(argparse.ArgumentParser):

@@ -3,7 +3,9 @@
 - :func:`quiet_log4j2` (the JVM probe): messages to stderr at ERROR only;
 - :func:`file_log4j2` (Spark sessions): messages at WARN to the file named by the JVM's
   ``trackerlab.log`` system property (the session log), nothing on the terminal: a sweep
-  prints its own progress and, on failure, one line naming that file.
+  prints its own progress and, on failure, one line naming that file;
+- :func:`console_log4j2` (the broker and its workload client): one console stream, which
+  their launchers send to the run's log files.
 
 The files are written once to the cache folder (:func:`trackerlab.paths.cache_dir`).
 :func:`py4j_messages_to` sends the Python side's messages (py4j's) to a log file as well.
@@ -52,6 +54,22 @@ appender.file.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n%ex
 """
     + _SHELL_LOGGERS
 )
+
+
+def console_log4j2(header: str, level: str, target: str) -> str:
+    """A log4j2 configuration sending messages at ``level`` and above to one console stream
+    (``SYSTEM_OUT`` or ``SYSTEM_ERR``), after a ``# header`` comment line: the broker's and
+    the workload client's (their launchers send those streams to the run's log files)."""
+    return f"""\
+# {header}
+rootLogger.level = {level}
+rootLogger.appenderRef.console.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = {target}
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{{ISO8601}} %-5p [%t] %c{{1}} - %m%n%ex
+"""
 
 
 def _written(name: str, text: str) -> Path:

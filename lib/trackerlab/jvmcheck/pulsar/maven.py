@@ -31,6 +31,8 @@ from trackerlab.interrupts import die_with_parent
 from trackerlab.paths import cache_dir
 
 MAVEN_DIR = Path(__file__).resolve().parent / "maven"
+#: Sends every repository a Pulsar pom names to Maven Central (``trackerlab.broker`` too).
+SETTINGS = MAVEN_DIR / "settings.xml"
 #: Seconds a build may take (a cold ~/.m2 downloads ~250 MB per release).
 BUILD_TIMEOUT_S = 1800
 _MISSING = (
@@ -116,36 +118,20 @@ def build(version: str, client_only: bool = False) -> ClassPath:
     found = cached(version, client_only, target)
     if found is not None:
         return found
-    mvn = mvn_executable()
-    if mvn is None:
+    if mvn_executable() is None:
         raise MavenUnavailable("mvn not found: install Maven (Debian: apt-get install maven)")
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{version}-", dir=target.parent))
     log = target.parent / f"maven-{version}{'-client' if client_only else ''}.log"
-    cmd = [
-        mvn, "-B", "-f", str(MAVEN_DIR / "pom.xml"), "-s", str(MAVEN_DIR / "settings.xml"),
+    args = [
+        "-f", str(MAVEN_DIR / "pom.xml"),
         f"-Dpulsar.version={version}", f"-Dtrackerlab.build.dir={work}",
         *(["-P", "!broker"] if client_only else []),
         "compile", "dependency:build-classpath",
     ]  # fmt: skip
     t0 = time.perf_counter()
     try:
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                cmd, stdout=out, stderr=subprocess.STDOUT, cwd=work, preexec_fn=die_with_parent
-            )
-            try:
-                code = proc.wait(timeout=BUILD_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                _stop(proc)
-                raise MavenUnavailable(
-                    f"Maven did not finish in {BUILD_TIMEOUT_S} s for Pulsar {version} (log: {log})"
-                ) from None
-            except BaseException:  # Ctrl-C: no Maven left running, no half build kept
-                _stop(proc)
-                raise
-        if code != 0:
-            raise _failure(version, log)
+        run_maven(args, version, log, work)
         shutil.rmtree(target, ignore_errors=True)
         work.rename(target)
         _remove_older_builds(target)
@@ -155,6 +141,32 @@ def build(version: str, client_only: bool = False) -> ClassPath:
     if found is None:
         raise HarnessBuildFailed(f"Maven finished but left no class path for {version} ({log})")
     return ClassPath(version, client_only, found.classes, found.jars, time.perf_counter() - t0)
+
+
+def run_maven(args: list[str], version: str, log: Path, cwd: Path) -> None:
+    """Run ``mvn -B -s settings.xml ARGS`` in ``cwd`` for Pulsar ``version``, its output in
+    ``log``; Ctrl-C or a timeout leaves no Maven running. Raises :class:`MavenUnavailable`
+    (no ``mvn``, no Central, an artifact not served) or :class:`HarnessBuildFailed`."""
+    mvn = mvn_executable()
+    if mvn is None:
+        raise MavenUnavailable("mvn not found: install Maven (Debian: apt-get install maven)")
+    cmd = [mvn, "-B", "-s", str(SETTINGS), *args]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            cmd, stdout=out, stderr=subprocess.STDOUT, cwd=cwd, preexec_fn=die_with_parent
+        )
+        try:
+            code = proc.wait(timeout=BUILD_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            raise MavenUnavailable(
+                f"Maven did not finish in {BUILD_TIMEOUT_S} s for Pulsar {version} (log: {log})"
+            ) from None
+        except BaseException:  # Ctrl-C: no Maven left running, no half build kept
+            _stop(proc)
+            raise
+    if code != 0:
+        raise _failure(version, log)
 
 
 def _remove_older_builds(target: Path) -> None:

@@ -1,0 +1,184 @@
+package trackerlab.pulsar;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.apache.pulsar.PulsarStandaloneStarter;
+import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.service.Dispatcher;
+import org.apache.pulsar.broker.service.Subscription;
+import org.apache.pulsar.broker.service.Topic;
+import org.openjdk.jol.info.GraphLayout;
+
+/**
+ * A Pulsar standalone in this JVM, and a loopback line protocol that measures its live
+ * delayed-delivery trackers with JOL.
+ *
+ * <p>{@code main} does what {@code PulsarStandaloneStarter.main} does (pulsar-broker:
+ * {@code org/apache/pulsar/PulsarStandaloneStarter.java}: construct with the arguments,
+ * {@code start()}, exit 1 on failure; the starter's own shutdown hook closes broker and bookie
+ * on SIGTERM), keeps the starter, and then serves one client at a time on 127.0.0.1 (port 0;
+ * the port is written to {@code host.port} in the working folder once the broker runs).
+ * Requests, one line each, answered with one tab-separated line ({@code error<TAB>why} on a
+ * failure):
+ *
+ * <ul>
+ *   <li>{@code ping}: {@code ok<TAB>jol details};
+ *   <li>{@code measure TOPIC SUBSCRIPTION}: the subscription's dispatcher's
+ *       {@code delayedDeliveryTracker} (an {@code Optional} field of
+ *       {@code PersistentDispatcherMultipleConsumers}, 2.11 - 4.2), measured with JOL
+ *       {@code GraphLayout} rooted at the tracker's index field as {@code jvm-check --pulsar}
+ *       roots it ({@code priorityQueue}, the triple heap, with its direct {@code ByteBuf}s
+ *       detached and counted apart; or {@code delayedMessageMap}, the time buckets), under the
+ *       dispatcher's lock, which every tracker call of the dispatcher holds:
+ *       {@code ok<TAB>tracker class<TAB>root<TAB>heap<TAB>direct capacity<TAB>direct
+ *       reserved<TAB>buffers<TAB>delayed messages<TAB>walk ms<TAB>classes}; a dispatcher
+ *       without a tracker yet answers {@code ok<TAB>none<TAB>...} with zeros;
+ *   <li>{@code memory}: {@code ok<TAB>heap used<TAB>heap committed<TAB>max heap}.
+ * </ul>
+ *
+ * <p>JOL needs Instrumentation: start the JVM with {@code -Djdk.attach.allowAttachSelf=true}
+ * (and {@code --add-opens=java.base/java.util=ALL-UNNAMED}, as the jvm-check harness).
+ */
+public final class BrokerHost {
+    static final String PORT_FILE = "host.port";
+
+    private final PulsarService pulsar;
+    private final String jolDetails;
+
+    private BrokerHost(PulsarService pulsar, String jolDetails) {
+        this.pulsar = pulsar;
+        this.jolDetails = jolDetails;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String details = Measure.requireInstrumentation().replace('\n', ' ').replace('\t', ' ');
+        PulsarStandaloneStarter standalone = new PulsarStandaloneStarter(args);
+        try {
+            standalone.start();
+        } catch (Throwable th) {
+            System.err.println("Failed to start pulsar service.");
+            th.printStackTrace();
+            Runtime.getRuntime().exit(1);
+            return;
+        }
+        PulsarService pulsar = (PulsarService) Reflect.get(standalone, "broker");
+        new BrokerHost(pulsar, details).serve();
+    }
+
+    private void serve() throws IOException {
+        ServerSocket server = new ServerSocket(0, 4, InetAddress.getByName("127.0.0.1"));
+        Path tmp = Path.of(PORT_FILE + ".tmp");
+        Files.writeString(tmp, server.getLocalPort() + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, Path.of(PORT_FILE), StandardCopyOption.ATOMIC_MOVE);
+        Thread t = new Thread(() -> {
+            while (!server.isClosed()) {
+                try (Socket s = server.accept()) {
+                    session(s);
+                } catch (IOException e) {
+                    // the client went away: wait for the next one
+                }
+            }
+        }, "trackerlab-broker-host");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void session(Socket s) throws IOException {
+        BufferedReader in = new BufferedReader(
+                new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+        PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8);
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            String answer;
+            try {
+                answer = answer(line.trim().split("\\s+"));
+            } catch (Throwable e) {
+                String why = e.getClass().getSimpleName() + ": " + e.getMessage();
+                answer = "error\t" + why.replace('\t', ' ').replace('\n', ' ');
+            }
+            out.println(answer);
+        }
+    }
+
+    private String answer(String[] words) throws Exception {
+        switch (words[0]) {
+            case "ping":
+                return "ok\t" + jolDetails;
+            case "memory": {
+                Runtime rt = Runtime.getRuntime();
+                return "ok\t" + (rt.totalMemory() - rt.freeMemory()) + "\t" + rt.totalMemory()
+                        + "\t" + rt.maxMemory();
+            }
+            case "measure":
+                if (words.length != 3) {
+                    throw new IllegalArgumentException("usage: measure TOPIC SUBSCRIPTION");
+                }
+                return measure(words[1], words[2]);
+            default:
+                throw new IllegalArgumentException("unknown request " + words[0]);
+        }
+    }
+
+    /** The tracker of {@code topic}'s {@code subscription}, measured under the dispatcher's
+     * lock ({@code PersistentDispatcherMultipleConsumers.trackDelayedDelivery} and
+     * {@code getMessagesToReplayNow} call the tracker holding it). */
+    private String measure(String topic, String subscription) throws Exception {
+        Optional<Topic> found = pulsar.getBrokerService().getTopicReference(topic);
+        if (found.isEmpty()) {
+            throw new IllegalStateException("no topic " + topic + " on this broker");
+        }
+        Subscription sub = found.get().getSubscription(subscription);
+        if (sub == null) {
+            throw new IllegalStateException("no subscription " + subscription + " on " + topic);
+        }
+        Dispatcher dispatcher = sub.getDispatcher();
+        if (dispatcher == null) {
+            return "ok\tnone\t\t0\t0\t0\t0\t0\t0\t";
+        }
+        if (Reflect.findField(dispatcher.getClass(), "delayedDeliveryTracker") == null) {
+            throw new IllegalStateException(dispatcher.getClass().getName()
+                    + " has no delayedDeliveryTracker field (not a Shared persistent dispatcher?)");
+        }
+        synchronized (dispatcher) {
+            Object held = Reflect.get(dispatcher, "delayedDeliveryTracker");
+            Object tracker = held instanceof Optional ? ((Optional<?>) held).orElse(null) : held;
+            if (tracker == null) {
+                return "ok\tnone\t\t0\t0\t0\t0\t0\t0\t";
+            }
+            String rootField = Reflect.firstField(tracker, "priorityQueue", "delayedMessageMap");
+            if (rootField == null) {
+                throw new IllegalStateException(tracker.getClass().getName()
+                        + " has neither priorityQueue nor delayedMessageMap (a bucket tracker?)");
+            }
+            Object root = Reflect.get(tracker, rootField);
+            long t0 = System.nanoTime();
+            List<Measure.Slot> buffers = rootField.equals("priorityQueue")
+                    ? Measure.byteBufs(root) : Collections.emptyList();
+            GraphLayout layout = Measure.heap(root, buffers);
+            long heap = layout.totalSize() + Measure.bufferObjects(buffers);
+            long walkMs = (System.nanoTime() - t0) / 1_000_000;
+            long capacity = Measure.bufferCapacity(buffers);
+            long reserved = Measure.bufferReserved(buffers);
+            // measured first: 4.0.1's count streams values() of every map (views stay cached)
+            Method count = Reflect.method(tracker.getClass(), "getNumberOfDelayedMessages", 0);
+            long delayed = ((Number) count.invoke(tracker)).longValue();
+            return String.join("\t", "ok", tracker.getClass().getSimpleName(),
+                    tracker.getClass().getSimpleName() + "." + rootField, Long.toString(heap),
+                    Long.toString(capacity), Long.toString(reserved),
+                    Integer.toString(buffers.size()), Long.toString(delayed),
+                    Long.toString(walkMs), Measure.classes(layout));
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package trackerlab.pulsar;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pulsar.client.api.Consumer;
+import org.apache.pulsar.client.api.Producer;
+import org.apache.pulsar.client.api.PulsarClient;
+import org.apache.pulsar.client.api.Schema;
+import org.apache.pulsar.client.api.SubscriptionInitialPosition;
+import org.apache.pulsar.client.api.SubscriptionType;
+
+/**
+ * The delayed workload of {@code trackerlab broker run delayed}, produced by Pulsar's Java
+ * client (pulsar-client-original of the broker's release).
+ *
+ * <p>Arguments {@code key=value}: {@code service} (pulsar://127.0.0.1:PORT), {@code topic},
+ * {@code subscriptions} (comma-separated; Shared), {@code consumers} (per subscription),
+ * {@code rate} (messages per second), {@code seconds} (how long to produce), {@code delay}
+ * ({@code fixed:MS} or {@code uniform:LO_MS:HI_MS}), {@code seed}, {@code size} (payload bytes).
+ *
+ * <p>The consumers subscribe first (so the subscriptions exist before the first message),
+ * then {@code ready} is printed and the producer sends at the rate, each message with
+ * {@code TypedMessageBuilder.deliverAfter(delay, MILLISECONDS)} (batching off: a message with
+ * a deliver-at time is never batched anyway). Consumers acknowledge each message as it comes
+ * due ({@code MessageListener} + {@code acknowledgeAsync}). Every second a line
+ * {@code progress<TAB>seconds<TAB>sent<TAB>received<TAB>acked}; after the last send
+ * {@code produced<TAB>sent}. The consumers then keep receiving until standard input closes;
+ * then the client is closed and the JVM exits.
+ */
+public final class DelayedLoad {
+    private DelayedLoad() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> a = new HashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            a.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        String[] delay = a.get("delay").split(":");
+        double rate = Double.parseDouble(a.get("rate"));
+        double seconds = Double.parseDouble(a.get("seconds"));
+        int consumersPerSub = Integer.parseInt(a.getOrDefault("consumers", "1"));
+        SplittableRandom random = new SplittableRandom(Long.parseLong(a.getOrDefault("seed", "1")));
+        byte[] payload = new byte[Integer.parseInt(a.getOrDefault("size", "64"))];
+        AtomicLong received = new AtomicLong();
+        AtomicLong acked = new AtomicLong();
+
+        PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service")).build();
+        List<Consumer<byte[]>> consumers = new ArrayList<>();
+        for (String sub : a.get("subscriptions").split(",")) {
+            for (int i = 0; i < consumersPerSub; i++) {
+                consumers.add(client.newConsumer()
+                        .topic(a.get("topic"))
+                        .subscriptionName(sub)
+                        .subscriptionType(SubscriptionType.Shared)
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .messageListener((c, m) -> {
+                            received.incrementAndGet();
+                            c.acknowledgeAsync(m).thenRun(acked::incrementAndGet);
+                        })
+                        .subscribe());
+            }
+        }
+        Producer<byte[]> producer = client.newProducer(Schema.BYTES)
+                .topic(a.get("topic"))
+                .enableBatching(false)
+                .blockIfQueueFull(true)
+                .maxPendingMessages(10_000)
+                .create();
+        System.out.println("ready");
+        System.out.flush();
+
+        long total = Math.round(rate * seconds);
+        long t0 = System.nanoTime();
+        long nextReport = 1;
+        AtomicLong sent = new AtomicLong();
+        for (long i = 0; i < total; i++) {
+            long due = t0 + (long) (i * 1e9 / rate);
+            long now = System.nanoTime();
+            if (due > now) {
+                TimeUnit.NANOSECONDS.sleep(due - now);
+            }
+            long ms = delay[0].equals("fixed") ? Long.parseLong(delay[1])
+                    : Long.parseLong(delay[1]) + (long) (random.nextDouble()
+                            * (Long.parseLong(delay[2]) - Long.parseLong(delay[1])));
+            producer.newMessage().value(payload).deliverAfter(ms, TimeUnit.MILLISECONDS)
+                    .sendAsync().thenRun(sent::incrementAndGet);
+            long elapsed = (System.nanoTime() - t0) / 1_000_000_000L;
+            if (elapsed >= nextReport) {
+                report(elapsed, sent.get(), received.get(), acked.get());
+                nextReport = elapsed + 1;
+            }
+        }
+        producer.flush();
+        System.out.println("produced\t" + sent.get());
+        System.out.flush();
+        Thread reporter = new Thread(() -> {
+            try {
+                while (true) {
+                    TimeUnit.SECONDS.sleep(1);
+                    report((System.nanoTime() - t0) / 1_000_000_000L, sent.get(), received.get(),
+                            acked.get());
+                }
+            } catch (InterruptedException e) {
+                // closing
+            }
+        });
+        reporter.setDaemon(true);
+        reporter.start();
+        BufferedReader stdin = new BufferedReader(
+                new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        while (stdin.readLine() != null) {
+            // wait until standard input closes
+        }
+        producer.close();
+        for (Consumer<byte[]> c : consumers) {
+            c.close();
+        }
+        client.close();
+        System.exit(0);
+    }
+
+    private static void report(long seconds, long sent, long received, long acked) {
+        System.out.println("progress\t" + seconds + "\t" + sent + "\t" + received + "\t" + acked);
+        System.out.flush();
+    }
+}

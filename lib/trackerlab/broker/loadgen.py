@@ -1,0 +1,147 @@
+"""The workload client: ``trackerlab.pulsar.DelayedLoad`` (``host/``) in a JVM of its own,
+with the release's ``pulsar-client-original``, stopped by PID.
+
+It subscribes Shared consumers, prints ``ready``, produces at a rate with ``deliverAfter``,
+prints ``progress`` lines and ``produced``, and keeps consuming (acknowledging each message as
+it comes due) until its standard input closes. :class:`DelayedLoad` reads its lines on a
+thread; :meth:`DelayedLoad.close` closes stdin, then SIGKILLs after a timeout.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from trackerlab.broker.host import LOAD_CLASS, HostBuild, load_class_path
+from trackerlab.interrupts import die_with_parent
+from trackerlab.javacheck import java_executable
+from trackerlab.log4j import console_log4j2
+
+__all__ = ["DelayedLoad", "LoadFailed", "LoadSpec", "Progress", "running_load"]
+
+#: The client JVM's log4j2 (warnings and errors only, to stderr: the run's load.log).
+_LOG4J2 = console_log4j2("the workload client: warnings and errors to stderr", "warn", "SYSTEM_ERR")
+
+
+class LoadFailed(RuntimeError):
+    """The client died or did not get ready: one line naming its log."""
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    """What DelayedLoad produces: Java's own units (messages/s, ms)."""
+
+    topic: str
+    subscriptions: tuple[str, ...]
+    rate_per_s: float
+    seconds: float
+    delay: str  # fixed:MS or uniform:LO_MS:HI_MS
+    consumers: int = 1
+    seed: int = 1
+    payload_bytes: int = 64
+
+    def args(self, service_url: str) -> list[str]:
+        return [
+            f"service={service_url}", f"topic={self.topic}",
+            f"subscriptions={','.join(self.subscriptions)}", f"consumers={self.consumers}",
+            f"rate={self.rate_per_s:g}", f"seconds={self.seconds:g}", f"delay={self.delay}",
+            f"seed={self.seed}", f"size={self.payload_bytes}",
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The client's counts at ``seconds`` since its first send."""
+
+    seconds: float
+    sent: int
+    received: int
+    acked: int
+
+
+class DelayedLoad:
+    """A running DelayedLoad JVM."""
+
+    def __init__(self, proc: subprocess.Popen, log: Path) -> None:
+        self.proc = proc
+        self.log = log
+        self.ready = threading.Event()
+        self.produced = threading.Event()
+        self.sent_total: int | None = None
+        self.progress: Progress | None = None
+        self.started_at: float | None = None  # monotonic, at "ready"
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            f = raw.decode("utf-8", "replace").rstrip("\n").split("\t")
+            if f[0] == "ready":
+                self.started_at = time.monotonic()
+                self.ready.set()
+            elif f[0] == "progress" and len(f) == 5:
+                self.progress = Progress(float(f[1]), int(f[2]), int(f[3]), int(f[4]))
+            elif f[0] == "produced":
+                self.sent_total = int(f[1])
+                self.produced.set()
+
+    def wait_ready(self, timeout_s: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not self.ready.wait(0.2):
+            if self.proc.poll() is not None:
+                raise LoadFailed(
+                    f"the workload client exited with {self.proc.returncode}; log: {self.log}"
+                )
+            if time.monotonic() > deadline:
+                raise LoadFailed(
+                    f"the workload client was not ready in {timeout_s:.0f} s; log: {self.log}"
+                )
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self, timeout_s: float = 20.0) -> int:
+        """Close stdin (the client closes its consumers and exits), SIGKILL after
+        ``timeout_s``. Returns the exit code."""
+        with contextlib.suppress(OSError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+        try:
+            return self.proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+
+@contextlib.contextmanager
+def running_load(
+    built: HostBuild, service_url: str, spec: LoadSpec, run_dir: Path
+) -> Iterator[DelayedLoad]:
+    """Start the client JVM (killed if this process dies), yield it once ``ready``, and stop
+    it by PID when the block ends."""
+    java = java_executable() or "java"
+    log4j = run_dir / "load-log4j2.properties"
+    log4j.write_text(_LOG4J2)
+    log = run_dir / "load.log"
+    cmd = [
+        java, "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
+        f"-Dlog4j2.configurationFile={log4j}", "-cp", load_class_path(built), LOAD_CLASS,
+        *spec.args(service_url),
+    ]  # fmt: skip
+    with open(log, "ab") as err:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=run_dir,
+            preexec_fn=die_with_parent,
+        )  # fmt: skip
+    load = DelayedLoad(proc, log)
+    try:
+        load.wait_ready()
+        yield load
+    finally:
+        load.close()

@@ -1,0 +1,35 @@
+"""``trackerlab broker``'s bad inputs: one line, exit code 2, before anything starts."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import assert_one_line_error, run_cli
+
+
+@pytest.mark.parametrize(
+    ("args", "needles"),
+    [
+        (("start", "--pulsar-version", "9.9"), ["unknown --pulsar-version '9.9'", "4.2.4"]),
+        (("start", "--pulsar-version", "4.1"), ["Pulsar 4.1 cannot run", "blocked"]),
+        (("start", "--pulsar-version", "4.1.3"), ["Pulsar 4.1.3 cannot run", "blocked"]),
+        (("start", "--pulsar-version", "3.3.6"), ["pulsar-opentelemetry 3.3.x"]),
+        (("start", "--timeout", "0"), ["--timeout 0"]),
+        (("stop", "--timeout", "-5"), ["--timeout -5"]),
+        (("status", "--dir", "/nonexistent/run"), ["no broker run there"]),
+        (("stop", "--dir", "/nonexistent/run"), ["no broker run there"]),
+        (("frobnicate",), ["invalid choice"]),
+    ],
+)
+def test_bad_input_is_one_line(args, needles):
+    assert_one_line_error(run_cli("broker", *args), *needles)
+
+
+def test_status_without_runs_says_so(tmp_path):
+    env = {**os.environ, "TRACKERLAB_CACHE": str(tmp_path)}
+    result = run_cli("broker", "status", env=env)
+    assert result.returncode == 3 and result.stdout.strip() == "no broker running"
+    result = run_cli("broker", "stop", env=env)
+    assert result.returncode == 0 and result.stdout.strip() == "no broker running"
