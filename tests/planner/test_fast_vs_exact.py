@@ -3,6 +3,9 @@ snapshot (``--exact``): within 3% for every count-sized design on 20+ varied wor
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from trackerlab.planner.plan import delayed_rows, nack_rows
@@ -98,3 +101,30 @@ def test_fast_within_3_percent_of_exact(name):
 
 def test_at_least_twenty_workloads():
     assert len(WORKLOADS) >= 20
+
+
+def test_the_estimator_follows_what_varies():
+    """Hand-made samples: a fixed 1,000 B per bucket plus 2 B per entry, with entry counts
+    alternating 20 and 34, leaves the ratio estimator (39.04 B per entry times entries) a
+    residual of 1000 - 37.04 x (+/-259 B a key) and the expansion estimator one of 2 x
+    (+/-14 B): the expansion one is picked. Bytes proportional to entries (50 B each) leave the ratio
+    estimator no residual: it is picked, with no error."""
+    from trackerlab.planner.snapshot import _estimator
+
+    x = np.tile([20.0, 34.0], 50)
+    ratio, error = _estimator(1000 + 2 * x, x, stride=10.0, between=2700.0)
+    # successive differences of 2 x: 28 B each; var = 99 * 28^2 / (2 * 99) = 392; se = sqrt(392/100)
+    assert not ratio and error == pytest.approx(math.sqrt(392 / 100) / 1054)
+    ratio, error = _estimator(50 * x, x, stride=10.0, between=2700.0)
+    assert ratio and error == pytest.approx(0.0, abs=1e-12)
+    # a sparse sample (20 lone entries among 741 keys, 21 B each) shows the ratio no residual,
+    # yet is too small for it (Cochran: under 30 keys with entries): the expansion estimator.
+    # Ones at 0, 37, ..., 740 make 40 successive differences of 1 (the two ends have one
+    # neighbour): var = 40 / (2 * 740), se = sqrt(var / 741), over the mean 21 / 741.
+    sparse = np.zeros(741)
+    sparse[::37] = 1.0
+    ratio, error = _estimator(21 * sparse, sparse, stride=1000.0, between=20_000.0)
+    assert sparse.sum() == 21 and not ratio
+    assert error == pytest.approx(math.sqrt(40 / (2 * 740) / 741) / (21 / 741))
+    # every key taken (stride 1): nothing is scaled and nothing is sampled
+    assert _estimator(50 * x, x, stride=1.0, between=2700.0) == (False, 0.0)

@@ -173,20 +173,22 @@ def fast_counts(
     parts, error = [(np.zeros((0, 6), dtype=np.int64), 1.0)], 0.0
     if last >= first:
         n_keys = (last - first) // width + 1
-        parts, error, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
+        parts, per_key, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
+        # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
+        lo, hi = first + edge * width, last + width - edge * width
+        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
+        ratio, error = _estimator(*per_key, parts[0][1], between)
         if error > TARGET_RELATIVE_SE and taken < n_keys:
             need = math.ceil(taken * (error / TARGET_RELATIVE_SE) ** 2)
             bigger = int(min(n_keys, need, max(budget, MAX_ROWS / rows_per_key)))
             if bigger > taken:
-                parts, error, _, edge = _sampled(
+                parts, per_key, _, edge = _sampled(
                     stream, first, last, width, bigger, t, seed, layout
                 )
+                ratio, error = _estimator(*per_key, parts[0][1], between)
         (middle, weight), rest = parts[0], parts[1:]
         sampled = float(middle[:, 3].sum()) * weight
-        # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
-        lo, hi = first + edge * width, last + width - edge * width
-        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
-        if weight > 1 and sampled > 0 and between > 0:
+        if ratio and sampled > 0:
             # ratio estimator: the closed form knows how many entries the middle holds; the
             # sample gives how they are laid out (bytes per entry)
             parts = [(middle, weight * between / sampled), *rest]
@@ -211,8 +213,8 @@ def _alone(first: int, width: int, n: int) -> np.ndarray:
 
 def _sampled(stream, first, last, width, budget, t, seed, layout):
     """A key sample's content parts with their weights (the middle its stride, first; the
-    edges 1), the relative standard error of its bytes, how many keys it took and how many
-    edge keys lead and trail the middle."""
+    edges 1), the middle keys' proxy bytes and entries (:func:`_per_key`), how many keys it
+    took and how many edge keys lead and trail the middle."""
     rng = np.random.default_rng([seed, 14, budget])
     keys, stride, edge = _sample_keys(first, last, width, budget)
     key, ledger, chunk, a, b = _segments(stream, keys, t, width)
@@ -229,25 +231,63 @@ def _sampled(stream, first, last, width, budget, t, seed, layout):
     middle_keys = keys[edge : len(keys) - edge] if edge else keys
     in_middle = (content[:, 0] >= middle_keys[0]) & (content[:, 0] <= middle_keys[-1])
     parts = [(content[in_middle], stride), (content[~in_middle], 1.0)]
-    error = _relative_se(content[in_middle], middle_keys, stride, layout)
-    return parts, error, len(keys), edge
+    return parts, _per_key(content[in_middle], middle_keys, layout), len(keys), edge
 
 
-def _relative_se(content: np.ndarray, keys: np.ndarray, stride: float, layout) -> float:
-    """Relative standard error of the scaled byte total of a systematic key sample, from the
-    successive differences of the per-key bytes (containers + one fixed part per bitmap);
-    0 when every key was taken. O(rows)."""
-    if stride <= 1.0 or len(keys) < 3:
-        return 0.0
+def _per_key(content: np.ndarray, keys: np.ndarray, layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per sampled key: proxy bytes (plain containers, one fixed part per bitmap and one bucket
+    overhead per non-empty key) and entries. O(rows)."""
+    from trackerlab.models.time_buckets import shapes as tbs
+
     cols = tba.chunk_columns(content[:, 3], content[:, 4], layout)
     per_row = cols["jvm_containers_plain"] + tbs_bitmap_fixed(layout)
     at = np.searchsorted(keys, content[:, 0])
     y = np.bincount(at, weights=per_row, minlength=len(keys))
-    mean = y.mean()
-    if mean <= 0:
-        return 0.0
+    x = np.bincount(at, weights=content[:, 3], minlength=len(keys))
+    y = y + (x > 0) * tbs.per_bucket_overhead(layout=layout)
+    return y, x
+
+
+#: Cochran's large-sample conditions for the ratio estimator (Sampling Techniques, 3rd ed.,
+#: section 6.4): at least this many sampled keys holding entries, and a coefficient of
+#: variation of the sample's mean entries below :data:`RATIO_MAX_CV`. Below them its bias and
+#: its variance estimate are not to be trusted (a sparse sample of lone entries shows no
+#: residual at all, while the population has buckets two entries share).
+RATIO_MIN_KEYS = 30
+RATIO_MAX_CV = 0.1
+
+
+def _estimator(y: np.ndarray, x: np.ndarray, stride: float, between: float) -> tuple[bool, float]:
+    """Which estimator scales the systematic middle sample, and its relative standard error:
+    the expansion estimator (``stride`` times the sampled bytes) or the ratio estimator (the
+    closed form's ``between`` entries times the sample's bytes per entry). Each one's variance
+    comes from successive differences (systematic sampling) of what it leaves unexplained:
+    the per-key bytes, or their residuals from bytes-per-entry times entries. The ratio
+    estimator is taken when its variance is the smaller and the sample meets
+    :data:`RATIO_MIN_KEYS` and :data:`RATIO_MAX_CV`: it wins when bytes follow entries; the
+    expansion one wins when a fixed part per bucket dominates and entries per key vary (the
+    ratio would scale every bucket's fixed part by the sample's random entry count), and on
+    sparse samples. O(keys)."""
+    if stride <= 1.0 or len(y) < 3 or y.mean() <= 0:
+        return False, 0.0
+    se_expansion = _successive_se(y)
+    n = len(x)
+    large = (
+        between > 0
+        and np.count_nonzero(x) >= RATIO_MIN_KEYS
+        and x.std(ddof=1) / (x.mean() * math.sqrt(n)) < RATIO_MAX_CV
+    )
+    if large:
+        se_ratio = _successive_se(y - y.sum() / x.sum() * x)
+        if se_ratio < se_expansion:
+            return True, se_ratio / y.mean()
+    return False, se_expansion / y.mean()
+
+
+def _successive_se(y: np.ndarray) -> float:
+    """Standard error of the mean of a systematic sample from successive differences."""
     var = np.sum(np.diff(y) ** 2) / (2 * (len(y) - 1))
-    return float(math.sqrt(var / len(y)) / mean)
+    return float(math.sqrt(var / len(y)))
 
 
 def tbs_bitmap_fixed(layout) -> int:
