@@ -14,6 +14,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
 - :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
+- :mod:`~trackerlab.experiments.real_broker.stored`: real_broker (stored ``trackerlab broker
+  run`` results, read without a broker);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
   reproduction table.
 """
