@@ -49,6 +49,11 @@ def published_csv() -> Path:
     return data_dir() / "published" / "published_numbers.csv"
 
 
+def verdicts_csv() -> Path:
+    """The reviewed verdict of every published number: category, evidence, reason."""
+    return data_dir() / "published" / "verdicts.csv"
+
+
 def display_path(path: str | Path) -> str:
     """``path`` as a reader on another machine can use it: relative to the repository
     (``data/sweeps/smoke``), else only its last two parts (``…/sweeps/smoke``)."""

@@ -100,6 +100,26 @@ def test_one_message_per_second_by_hand():
     assert res.consumed == res.produced == 60 and not res.stalled
 
 
+def test_five_per_second_burst_by_hand():
+    """N47's run, traced by hand from consumer_partition.go (#976), independent of the
+    engine's code. -r 5: the token bucket starts full, so the first entry holds the whole
+    burst of 5 and later entries one message each, 200 ms apart. Queue size 1, Flow(1) at
+    connect. The burst arrives: incoming 5, hint = 0 + 5 >= 1. Delivery 1: permits 1 >=
+    max(1 / 2, 1) -> Flow; the hint doubles the queue to 2 (+1 permit >= 2 / 2 -> Flow).
+    Deliveries 2..5 and every later one: permits 1 >= 1 -> one Flow each; the hint stays
+    clear (0 permits + 1 incoming < 2). So one expansion, final size 2, and one Flow per
+    delivery plus the doubling's. Produced in 10 s: 5 + floor((10 s - first) / 200 ms)."""
+    cfg = HarnessConfig(rate=5, duration_s=10, tick_latency_us=0)
+    res = simulate(cfg)
+    entries = produce(cfg)
+    first = entries.ready_ns[0][0]
+    assert entries.messages[0][:3] == [5, 1, 1]
+    assert res.produced == 5 + int((10e9 - first) // 200e6) == 54
+    assert res.final_sizes == (2,) and res.expansions == 1
+    assert res.size_log == [(first + 20_000 + 100_000, 0, 2)]  # read 20 us, one way 100 us
+    assert res.consumed == res.produced and res.flows == res.consumed + 1
+
+
 def test_three_partitions_one_per_second_stays_on_one_partition():
     res = simulate(HarnessConfig(rate=1, partitions=3, duration_s=60))
     assert sorted(res.final_sizes) == [1, 1, 2]

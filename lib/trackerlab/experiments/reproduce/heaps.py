@@ -12,14 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from trackerlab.experiments.reproduce.published import PublishedNumber
-from trackerlab.experiments.reproduce.registry import (
-    BY_CONSTRUCTION,
-    SEED_WRONG,
-    Reproduction,
-    reproduces,
-)
+from trackerlab.experiments.reproduce.registry import Reproduction, reproduces
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.primitives.pair_hash_map import ConcurrentLongLongPairHashMap, float_times
+from trackerlab.models.primitives.triple_heap import (
+    ITEMS_COUNT,
+    capacity_after_adds,
+    jvm_triple_queue_bytes,
+)
 from trackerlab.sizing import theory
 from trackerlab.sizing.python import python_real_bytes
 
@@ -71,9 +71,7 @@ def _table_per_entry(
         python_real=python_real_bytes(pair_map) / n,
         theory_published=published_theory,
         theory_corrected=pair_map.table_bytes() / n,
-        category=BY_CONSTRUCTION,
-        why=f"32 B per bucket / fill factor, measured at the fill point that defines it "
-        f"({pair_map.size():,} entries in {pair_map.capacity():,} buckets)",
+        values={"entries": pair_map.size(), "buckets": pair_map.capacity()},
         explanation=explanation,
     )
 
@@ -196,9 +194,7 @@ def _per_entry(row: PublishedNumber, entries: int, source: str) -> Reproduction:
         python_real=sizes.python / entries,
         theory_published=payload,
         theory_corrected=sizes.bytes_capacity / entries,
-        category=BY_CONSTRUCTION,
-        why="3 longs = 24 B: an identity about the payload; the queue's memory per entry is "
-        f"its capacity, {sizes.bytes_capacity / entries:.2f} B at {entries:,} entries",
+        values={"entries": entries, "capacity_per_entry_bytes": sizes.bytes_capacity / entries},
         explanation=(
             f"24 B is the payload (3 longs); {source}: at {entries:,} entries the queue holds "
             f"{sizes.segments} segments of 16 MiB = {sizes.bytes_capacity:,} B = "
@@ -218,13 +214,17 @@ def time_wheel_bytes(row: PublishedNumber) -> Reproduction:
     return _per_entry(row, 10_000_000, "#15500's 10 million delayed messages")
 
 
-def _total(row: PublishedNumber, entries: int, what: str) -> Reproduction:
-    """A memory figure the seed derived as ``entries x 24 B``: the queue holds its capacity,
-    whole 16 MiB segments (the seed's own N13 measures that), so the figure is low."""
+def _total(row: PublishedNumber, entries: int, what: str, version: str = "v2") -> Reproduction:
+    """A memory figure the seed derived as ``entries x 24 B``, against the queue the seed's
+    broker ran: ``v2`` (#16490's segmented queue: whole 16 MiB segments, as the seed's own
+    N13 measures) or ``v1`` (one direct ByteBuf grown x2 up to 256 tuples, then x1.5)."""
     sizes = delayed_heap_sizes(entries)
     unit = _unit(row)
     payload = theory.triple_bytes_per_entry() * entries
-    held = sizes.jvm_total / unit
+    v1_bytes = 8 * capacity_after_adds(entries, version="v1")
+    direct = sizes.jvm_direct if version == "v2" else v1_bytes
+    heap = sizes.jvm_heap if version == "v2" else jvm_triple_queue_bytes("v1", [])
+    held = (direct + heap) / unit
     return Reproduction(
         row.id,
         row.published,
@@ -232,15 +232,22 @@ def _total(row: PublishedNumber, entries: int, what: str) -> Reproduction:
         jvm_model=held,
         python_real=sizes.python / unit,
         theory_published=payload / unit,
-        theory_corrected=sizes.bytes_capacity / unit,
-        category=SEED_WRONG,
-        why=f"the payload {payload / MIB:.2f} MiB, but the queue holds {sizes.segments} whole "
-        f"16 MiB segments: {held:.0f} MiB ({float(row.published) / held - 1:+.1%})",
+        theory_corrected=direct / unit,
+        values={
+            "payload_mib": payload / MIB,
+            "segments": sizes.segments,
+            "v1_mib": v1_bytes / MIB,
+            "v1_tuples": v1_bytes // (8 * ITEMS_COUNT),
+            "v2_mib": sizes.bytes_capacity / MIB,
+            "entries": entries,
+        },
         explanation=(
             f"{what}: the published number is the payload {entries:,} × 24 B = {payload:,} B = "
-            f"{payload / MIB:.2f} MiB; the queue holds bytesCapacity {sizes.bytes_capacity:,} B = "
-            f"{sizes.segments} × {SEGMENT_MIB} MiB = {sizes.bytes_capacity / MIB:.0f} MiB "
-            f"(+ {sizes.jvm_heap:,} B heap)"
+            f"{payload / MIB:.2f} MiB; the {version} queue holds {direct:,} B = "
+            f"{direct / MIB:.1f} MiB (+ {heap:,} B heap). v1 (one ByteBuf, "
+            f"{v1_bytes // (8 * ITEMS_COUNT):,} tuples after x2 then x1.5 growth): "
+            f"{v1_bytes / MIB:.1f} MiB; v2 (#16490, {sizes.segments} × {SEGMENT_MIB} MiB "
+            f"segments): {sizes.bytes_capacity / MIB:.0f} MiB"
         ),
     )
 
@@ -249,16 +256,21 @@ def _total(row: PublishedNumber, entries: int, what: str) -> Reproduction:
 def one_day_subscription(row: PublishedNumber) -> Reproduction:
     """1 day × 10,000 msg/s in batches of 100 = 8,640,000 entries in one subscription."""
     rep = _total(row, 86_400 * 10_000 // 100, "1 day at 10,000 msg/s, batch 100")
-    rep.explanation += "; two shared subscriptions hold twice that (416 MiB, not 396)"
+    rep.explanation += (
+        f"; two shared subscriptions hold twice that ({2 * rep.values['v2_mib']:.0f} MiB, "
+        f"not {2 * float(row.published):.0f})"
+    )
     return rep
 
 
 @reproduces("N45")
 def ten_million_off_heap(row: PublishedNumber) -> Reproduction:
-    rep = _total(row, 10_000_000, "10 million delayed messages")
+    """#15500 (2022-05) predates #16490 (2022-07): its broker ran the v1 single ByteBuf
+    (data/pulsar_releases.yaml, heap_v1), so the figure is judged against v1."""
+    rep = _total(row, 10_000_000, "10 million delayed messages", version="v1")
     rep.explanation += (
-        "; the published 228 is 228.88 MiB truncated; off-heap until #26183 moved the segments "
-        "to the heap (long[][]: the same bytes in jvm_bytes)"
+        f"; the published {row.published} is {rep.values['payload_mib']:.2f} MiB truncated; "
+        "off-heap until #26183 moved the segments to the heap (long[][]: the same bytes)"
     )
     return rep
 
@@ -280,6 +292,7 @@ def bytes_capacity_ten_million(row: PublishedNumber) -> Reproduction:
         explanation=(
             f"the queue needs 3 × 1e7 = 30,000,000 longs; past the first 2M-long segment it grows "
             f"one 2,097,152-long segment at a time: {sizes.segments} segments = "
-            f"{sizes.bytes_capacity:,} B = 240 MiB exactly; the payload is 228.88 MiB"
+            f"{sizes.bytes_capacity:,} B = {sizes.bytes_capacity / MIB:g} MiB exactly; the "
+            f"payload is {theory.triple_bytes_per_entry() * entries / MIB:.2f} MiB"
         ),
     )

@@ -55,16 +55,27 @@ def _python_bytes(layout: str, entries: int, ledgers: int) -> int:
     return python_real_bytes(built(layout, entries, ledgers))
 
 
-def _case(row: PublishedNumber, layout: str, entries: int, ledgers: int, **kw) -> Reproduction:
+def _case(
+    row: PublishedNumber, layout: str, entries: int, ledgers: int, explanation: str = ""
+) -> Reproduction:
+    """One JOL row; the explanation's ``{jvm_bytes}`` and ``{compact_bytes}`` are filled from
+    the model (the other figures in it are hand derivations)."""
     unit = row.unit_bytes or 1
     model = built(layout, entries, ledgers)
+    jvm = model.jvm_bytes()
+    values: dict[str, object] = {"jvm_bytes": jvm}
+    if "{compact_bytes" in explanation:
+        values["compact_bytes"] = compact_headers_bytes(layout, entries, ledgers)
+        values["compact_mib"] = values["compact_bytes"] / 1024**2
+        values["compact_gap"] = values["compact_bytes"] / jvm - 1
     return Reproduction(
         row.id,
         row.published,
         row.unit,
-        jvm_model=model.jvm_bytes() / unit,
+        jvm_model=jvm / unit,
         python_real=_python_bytes(layout, entries, ledgers) / unit,
-        **kw,
+        values=values,
+        explanation=explanation.format(**values),
     )
 
 
@@ -83,15 +94,17 @@ _IDS = {
     "pending-acks-open-hash-bitset": ("N34", "N35", "N36", "N37", "N38", "N39", "N40"),
 }
 _EXPLANATIONS = {
-    "N20": "8,936 B = 8.73 KiB: 160 + 88 B per entry minus the Long(0) the ledger key shares "
-    "with entry 0 (Long.valueOf cache); 8,960 B (8.75 KiB) without that sharing.",
-    "N22": "4,400,136 B. With compact object headers (JEP 519, off by default in JDK 25) the "
-    "same map would be 3,200,128 B = 3.05 MiB (-27%): the seed measured 12-byte headers.",
+    "N20": "{jvm_bytes:,} B: 160 + 88 B per entry = 8,960 B (8.75 KiB) by hand, minus the "
+    "24-B Long(0) the ledger key shares with entry 0 (Long.valueOf cache).",
+    "N22": "{jvm_bytes:,} B. With compact object headers (JEP 519, off by default in JDK 25) "
+    "the same map would be {compact_bytes:,} B = {compact_mib:.2f} MiB ({compact_gap:+.0%}): "
+    "the seed measured 12-byte headers.",
     "N23": "Entry ids 0..127 of ledgers 2..5 and all ledger ids reuse cached Long instances: "
-    "4,388,200 B; a real JVM gives the same bytes (tests/models/test_pending_acks_jvm.py).",
+    "{jvm_bytes:,} B; a real JVM gives the same bytes (tests/models/pending_acks/test_jvm.py).",
     "N26": "100 ledgers x 10 entries: only 100 distinct Long objects (the cached 0..99) for "
-    "1,100 keys: 75,248 B.",
-    "N27": "4,552 B = 4.445 KiB (256 slots x 17 B + 40 + 112): rounds to 4.4, not 4.5; the "
+    "1,100 keys: {jvm_bytes:,} B.",
+    "N27": "{jvm_bytes:,} B (256 slots x 17 B + 40 + 112 = 4,552 B by hand) = 4.445 KiB: "
+    "rounds to 4.4, not 4.5; the "
     "BitSet row (N34) is 4,640 B = 4.53 KiB, exactly the +88 B the seed reports, so the "
     "map row was most likely rounded via 4.45.",
     "N33": "632 B per ledger: a default map has 32 slots (the default constructor asks for 16 "
@@ -118,9 +131,9 @@ for _layout in _IDS:
     _register(_layout)
 
 
-@lru_cache(maxsize=4)
-def _retained(layout: str) -> dict[str, dict[str, int | None]]:
-    return retained_after(layout, python=True)
+@lru_cache(maxsize=8)
+def _retained(layout: str, iterate: bool = True) -> dict[str, dict[str, int | None]]:
+    return retained_after(layout, python=True, iterate=iterate)
 
 
 def _retention(row: PublishedNumber, layout: str, point: str, explanation: str) -> Reproduction:
@@ -138,39 +151,55 @@ def _retention(row: PublishedNumber, layout: str, point: str, explanation: str) 
 
 @reproduces("N41")
 def treemap_keeps_little(row: PublishedNumber) -> Reproduction:
+    kept = _retained("pending-acks-treemap")["keep"]["jvm_bytes"]
     return _retention(
         row,
         "pending-acks-treemap",
         "keep",
         "The TreeMap frees every removed entry: 1,000 entries (ids 49,000..49,999, all "
-        "uncached Longs) are 88,160 B, the size of a fresh 1,000-entry map.",
+        f"uncached Longs) are {kept:,} B, the size of a fresh 1,000-entry map.",
     )
 
 
 @reproduces("N42")
 def bitset_map_retains_capacity(row: PublishedNumber) -> Reproduction:
+    sizes = _retained("pending-acks-open-hash-bitset")
     return _retention(
         row,
         "pending-acks-open-hash-bitset",
         "keep",
         "Neither the 131,072-slot arrays nor the BitSet's long[1024] shrink while the bucket "
-        "holds its last 1,000 entries: 2,236,688 B, as at the peak.",
+        f"holds its last 1,000 entries: {sizes['keep']['jvm_bytes']:,} B, as at the peak "
+        f"({sizes['peak']['jvm_bytes']:,} B).",
     )
 
 
 @reproduces("N43")
 def bucket_removed(row: PublishedNumber) -> Reproduction:
-    tree = _retained("pending-acks-treemap")["removed"]["jvm_bytes"]
-    bits = _retained("pending-acks-open-hash-bitset")["removed"]["jvm_bytes"]
+    """The scenario as the seed states it (peak, keep, remove the ledger) without a
+    ``forEach`` before the removal: the model's number is not fitted to the row. The cached
+    ``entrySet`` view a harness's iteration leaves is a value the reason quotes."""
+    unit = row.unit_bytes or 1
+    plain = {lay: _retained(lay, iterate=False)["removed"] for lay in _RETENTION_LAYOUTS}
+    viewed = {lay: _retained(lay)["removed"]["jvm_bytes"] for lay in _RETENTION_LAYOUTS}
+    tree, bits = (plain[lay]["jvm_bytes"] for lay in _RETENTION_LAYOUTS)
     assert tree == bits, (tree, bits)
-    return _retention(
-        row,
-        "pending-acks-open-hash-bitset",
-        "removed",
-        "Both layouts drop the bucket and keep an empty java.util.TreeMap: 48 B, plus the "
-        "16-B EntrySet view the map caches in its entrySet field once forEach "
-        "(processPendingAcks -> entrySet()) has run, which the scenario does before the "
-        "removal. A real JVM shows 48 B for a new TreeMap and 64 B after entrySet() "
-        "(tests/models/test_pending_acks_jvm.py); the seed's 64 B says its harness had "
+    assert len(set(viewed.values())) == 1, viewed
+    with_view = viewed["pending-acks-treemap"]
+    return Reproduction(
+        row.id,
+        row.published,
+        row.unit,
+        jvm_model=tree / unit,
+        python_real=plain["pending-acks-open-hash-bitset"]["python_bytes"] / unit,
+        values={"with_view_bytes": with_view, "view_bytes": with_view - tree},
+        explanation=f"Both layouts drop the bucket and keep an empty java.util.TreeMap: "
+        f"{tree:,} B. Once forEach (processPendingAcks -> entrySet()) has run, the map caches "
+        f"its EntrySet view in its entrySet field: {with_view:,} B "
+        f"(+{with_view - tree} B). A real JVM shows the same two sizes "
+        "(tests/models/pending_acks/test_jvm.py); the seed's figure says its harness had "
         "iterated the map. Python-real: the open-hash-bitset model's empty SortedDict.",
     )
+
+
+_RETENTION_LAYOUTS = ("pending-acks-treemap", "pending-acks-open-hash-bitset")

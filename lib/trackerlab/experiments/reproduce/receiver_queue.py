@@ -23,12 +23,15 @@ the sum over those rows of the log of the published outcome's smoothed frequency
 (:data:`HELD_OUT_IDS`) is held out. Leave-one-out refits on the other eleven rows for
 every row.
 
-**Verdicts.** A row is ``reproduced`` only if it is held out, its predicted (most frequent)
-outcome is the published one, and some candidate would have predicted otherwise; a row
-every candidate predicts is ``reproduced by construction`` (the code fixes it, not the
-fit), as is a fitting row matched by its fit. Every verdict states how many seeds gave
-the published outcome; a deviation states the candidate that gives it most often and what
-that candidate costs the fitting rows.
+**Verdicts** are the reviewed table's (``data/published/verdicts.csv``), checked by
+:func:`~trackerlab.experiments.reproduce.registry.judge`; this module returns numbers only.
+The table follows the fit: a row is ``reproduced`` only if it is held out, its predicted
+(most frequent) outcome is the published one, and some candidate would have predicted
+otherwise; a row every candidate predicts is ``reproduced by construction`` (the code fixes
+it, not the fit), as is a fitting row matched by its fit (the tests hold the table to
+these rules). Every reason states how many seeds gave the published outcome; a deviation's
+explanation states the candidate that gives it most often and what that candidate costs
+the fitting rows.
 """
 
 from __future__ import annotations
@@ -46,14 +49,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.experiments.reproduce.registry import (
-    BY_CONSTRUCTION,
-    DEVIATES,
-    SEED_WRONG,
-    SIMULATOR,
-    Reproduction,
-    reproduces,
-)
+from trackerlab.experiments.reproduce.registry import SIMULATOR, Reproduction, reproduces
 from trackerlab.models import receiver_queue as receiver_queue_models
 from trackerlab.models.receiver_queue import HarnessConfig, produce, simulate
 from trackerlab.paths import cache_dir
@@ -433,8 +429,9 @@ def _best_for(pid: str, report: FitReport) -> str:
     )
 
 
-def _verdict(pid: str, report: FitReport) -> tuple[str | None, str, str]:
-    """``(category, why, explanation)`` for one row (None: judge grants reproduced)."""
+def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
+    """The numbers a row's reason quotes, and its explanation, from the fit alone (the
+    category is the reviewed table's, checked by :func:`~.registry.judge`)."""
     row = report.row(pid)
     pred = report.prediction(pid)
     n = len(pred.sizes)
@@ -444,6 +441,16 @@ def _verdict(pid: str, report: FitReport) -> tuple[str | None, str, str]:
     loo_note = f"leave-one-out ({report.loo_us[pid]:g} us): " + (
         f"{pub} = published" if loo_ok else _sizes(report.predictions[report.loo_us[pid]][pid].mode)
     )
+    values: dict[str, object] = {
+        "model_outcome": got,
+        "published_outcome": pub,
+        "share": pred.share(row.outcome),
+        "loo_note": loo_note,
+        "fitted_us": report.fitted_us,
+        "role": "fit row" if pid in FIT_IDS else "held out",
+        "fixed_by_code": _FIXED_BY_CODE.get(pid, ""),
+        "matched_by_all": report.matched_by_all(pid),
+    }
     common = (
         f"Modelled harness, tick latency {report.fitted_us:g} us fitted on "
         f"{FIT_IDS[0]}-{FIT_IDS[-1]} (the candidate under which their published outcomes are "
@@ -453,10 +460,7 @@ def _verdict(pid: str, report: FitReport) -> tuple[str | None, str, str]:
         + ". "
     )
     if pid == "N46":
-        return (
-            SEED_WRONG,
-            "a Go consumer that receives any message doubles from 1 to 2 (per-entry hint, "
-            "expansion on delivery); #976's own test asserts 2; published 1 is 1 low",
+        return values, (
             common + "consumer_partition.go:1113-1119 and :1325-1335,1729-1742 @ b8563cd8 "
             "(the same in 57a13403, the revision that added the --enable-auto-scaled-queue-size "
             "flag the PR's command uses, 2023-03-03): the first entry sets the hint (0 permits "
@@ -464,66 +468,46 @@ def _verdict(pid: str, report: FitReport) -> tuple[str | None, str, str]:
             "TestConsumerWithAutoScaledQueueReceive asserts exactly that (consumer_test.go:"
             "4029,4035). At 1 msg/s the token bucket sends one message at once "
             "(burst = 1), so the consumer does receive one. A final size of 1 needs a run "
-            "that received nothing.",
+            "that received nothing; no measurement here shows which."
         )
-    role = "fit row" if pid in FIT_IDS else "held out"
     if report.matched_by_all(pid):
-        return (
-            BY_CONSTRUCTION,
-            f"{role}; every candidate gives {got} most often ({pred.share(row.outcome)} seeds "
-            f"at the fit): " + _FIXED_BY_CODE.get(pid, ""),
-            common
-            + "Fixed by the code: "
-            + _FIXED_BY_CODE.get(pid, "")
-            + "."
-            + _extra(pid, report),
+        return values, (
+            common + "Fixed by the code: " + _FIXED_BY_CODE.get(pid, "") + "." + _extra(pid, report)
         )
     if pid in FIT_IDS and report.matches(pid):
-        return (
-            BY_CONSTRUCTION,
-            f"fit row, matched by its own fit ({report.fitted_us:g} us, {pred.share(row.outcome)} "
-            f"seeds); {loo_note}",
+        return values, (
             common + "A row of the fitting set is not evidence for the fit; its leave-one-out "
-            "prediction is.",
+            "prediction is."
         )
     if pid in HELD_OUT_IDS and report.matches(pid):
-        return (
-            None,
-            f"held out; predicted {got} by the fit on N46-N51 ({pred.share(row.outcome)} seeds), "
-            f"as published",
+        return values, (
             common + "The partition order is random (the router starts at rand.Uint32(), "
-            "default_router.go:46), so per-partition sizes compare as sets.",
+            "default_router.go:46), so per-partition sizes compare as sets."
         )
-    return (
-        DEVIATES,
-        f"{role}; model {got} vs published {pub} ({pred.share(row.outcome)} seeds at the fit); "
-        f"{loo_note}",
-        (
-            common
-            + {
-                "N53": "(4,2,2) needs one partition consumer to hold two messages at once at "
-                "10 msg/s; the token bucket sends one message per 100 ms after the start-up "
-                "burst, batches are single messages, and the burst is one entry.",
-            }.get(pid, "")
-            + _best_for(pid, report)
-            + _extra(pid, report)
-        ).replace(".  ", ". "),
-    )
+    return values, (
+        common
+        + {
+            "N53": "(4,2,2) needs one partition consumer to hold two messages at once at "
+            "10 msg/s; the token bucket sends one message per 100 ms after the start-up "
+            "burst, batches are single messages, and the burst is one entry.",
+        }.get(pid, "")
+        + _best_for(pid, report)
+        + _extra(pid, report)
+    ).replace(".  ", ". ")
 
 
 @reproduces(*IDS)
 def receiver_queue_final_size(row: PublishedNumber) -> Reproduction:
     """Final (total) receiver queue size under the modelled harness; exact match only."""
     report = fit_report()
-    category, why, explanation = _verdict(row.id, report)
+    values, explanation = _explain(row.id, report)
     return Reproduction(
         row.id,
         row.published,
         row.unit,
         jvm_model=float(report.prediction(row.id).total),
         basis=SIMULATOR,
-        category=category,
-        why=why,
+        values=values,
         explanation=explanation,
         context=f"{IDS[0]}-{IDS[-1]}: {report.describe()}.",
     )
@@ -533,11 +517,14 @@ def reproduction_table(report: FitReport | None = None):
     """Published vs predicted per row, with the fit's bookkeeping, as a DataFrame."""
     import pandas as pd
 
+    from trackerlab.experiments.reproduce.registry import reproduce
+
     report = report or fit_report()
+    verdicts = {r.id: r for r in reproduce([r.id for r in report.rows])}
     records = []
     for r in report.rows:
         pred = report.prediction(r.id)
-        category, why, _ = _verdict(r.id, report)
+        judged = verdicts[r.id]
         records.append(
             {
                 "id": r.id,
@@ -553,8 +540,8 @@ def reproduction_table(report: FitReport | None = None):
                 "loo_us": report.loo_us[r.id],
                 "loo_model": report.loo_prediction(r.id),
                 "loo_matches": report.loo_matches(r.id),
-                "category": category or "reproduced",
-                "why": why,
+                "category": judged.verdict,
+                "why": judged.why,
             }
         )
     return pd.DataFrame(records)

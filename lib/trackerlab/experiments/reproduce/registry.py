@@ -2,43 +2,52 @@
 
 Each reproducer module (imported, and so registered, by the package
 :mod:`trackerlab.experiments.reproduce`) decorates its functions with :func:`reproduces`;
-they return a :class:`Reproduction`. Ids without a function are reported as ``pending``.
-The CLI (``trackerlab reproduce``) and the notebooks share these functions, so a table in
-a report and on the terminal can never disagree.
+they return a :class:`Reproduction` of **numbers only** (the model's value, the theories,
+and the named ``values`` a reason quotes). Ids without a function are reported as
+``pending``. The CLI (``trackerlab reproduce``) and the notebooks share these functions, so
+a table in a report and on the terminal can never disagree.
 
-The tolerance kind follows the row's ``kind`` in the CSV: ``measured`` sizes are JVM
-measurements, ``theory`` and ``derived`` numbers are formulas; the simulator's tables say
-so themselves.
+The **verdicts** are data: ``data/published/verdicts.csv`` (next to the published numbers)
+gives each id its claimed category, its evidence and a one-line reason whose
+``{placeholders}`` the reproducer's numbers fill (:class:`Verdict`). :func:`judge` checks
+every claim against the ratio and the tolerance of the row's kind (:data:`TOLERANCES`: 3%
+for measured JVM sizes, exact for simulator tables, every point of the stated range for a
+formula); a claim that fails its check becomes ``deviates``:
 
-**Categories** (a verdict is no more generous than its evidence):
+- ``reproduced``: the model lies within the tolerance;
+- ``reproduced by construction``: the published number is an identity (a payload that is
+  the sum of its fields, a formula at the point that defines it, a row a fit was chosen
+  on); the evidence names the test that asserts the identity (a ``tests/...::test`` node);
+- ``seed wrong``: outside the tolerance, and evidence that does not rest on the model alone
+  (a real-JVM figure: a ``jvm-check:`` case or a test against a real JVM; a hand derivation
+  from the Java source in a test) shows what the structure the seed describes, in the
+  version the seed ran, holds; only for the seed's own arithmetic (``theory``/``derived``
+  rows): a measurement is not overruled by a model;
+- ``explained``: outside the tolerance, and a measured cause (a real-JVM figure) accounts
+  for the gap between the seed's measurement and the modelled scenario;
+- ``deviates``: anything else.
 
-- ``reproduced``: the model's prediction lies within the tolerance of the row's kind
-  (:data:`TOLERANCES`: 3% for measured JVM sizes, exact for simulator tables, every point
-  of the stated range for a formula), and the row was not used to fit anything;
-- ``reproduced by construction``: identities (a formula evaluated where it is defined, a
-  payload that is the sum of its fields) and rows matched whatever the harness, or fitted
-  on themselves;
-- ``seed wrong``: the model shows, with evidence, that the published figure is wrong, and
-  by how much;
-- ``explained``: the deviation has a measured cause (a measurement or a code line);
-- ``deviates``: none of the above.
-
-A reproducer states its category for every outcome except ``reproduced``, which only
-:func:`judge` grants, from the ratio and the tolerance; a claimed ``reproduced`` outside
-the tolerance becomes ``deviates``.
+Evidence items are ``tests/<file>.py::<function>`` (the file must exist and define the
+function), ``jvm-check:<case>`` (a case of :mod:`trackerlab.jvmcheck.cases`) or a path under
+the repository (a stored measurement).
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
+import re
+import string
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from trackerlab.errors import UsageError
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
+from trackerlab.paths import repo_root, verdicts_csv
 
 #: Categories, from best to worst.
 REPRODUCED = "reproduced"
@@ -65,8 +74,9 @@ class Reproduction:
     ``python_real`` the measured Python bytes, ``theory_published`` the seed's formula as
     printed and ``theory_corrected`` the corrected formula. ``basis`` names the tolerance
     kind (:data:`TOLERANCES`); ``range_ratios`` holds model / formula at points across a
-    formula row's range. ``category`` is the reproducer's own finding when the row is not
-    simply reproduced; ``why`` says it in one line, ``explanation`` gives the evidence.
+    formula row's range. ``values`` are the named numbers a verdict's reason quotes.
+    ``category``, ``why`` (the reason, filled) and ``evidence`` are set by :func:`judge`
+    from the verdicts table; ``explanation`` gives the detail, from the same numbers.
     """
 
     id: str
@@ -87,6 +97,9 @@ class Reproduction:
     system: str = ""
     quantity: str = ""
     parameters: str = ""
+    #: named numbers (or strings made from them) that the verdict's reason quotes
+    values: dict[str, object] = field(default_factory=dict)
+    evidence: str = ""
 
     @property
     def tolerance(self) -> float:
@@ -137,30 +150,162 @@ def reproduces(*ids: str) -> Callable[[Reproducer], Reproducer]:
     return decorate
 
 
-def judge(rep: Reproduction) -> Reproduction:
-    """Settle the category: ``reproduced`` only within the tolerance, else the stated one."""
-    claimed = rep.category
-    if claimed not in (None, REPRODUCED):
-        if claimed not in CATEGORIES:
-            raise ValueError(f"{rep.id}: unknown category {claimed!r}")
-        return rep
+@dataclass(frozen=True)
+class Verdict:
+    """One reviewed row of ``verdicts.csv``: the claimed category, its evidence and a
+    one-line reason with ``{placeholders}`` (:meth:`Reproduction.placeholders`)."""
+
+    id: str
+    category: str
+    evidence: tuple[str, ...]
+    reason: str
+
+
+@functools.cache
+def _load_verdicts(path: Path) -> dict[str, Verdict]:
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    verdicts = {}
+    for row in rows:
+        if row["category"] not in CATEGORIES or row["category"] == PENDING:
+            allowed = ", ".join(c for c in CATEGORIES if c != PENDING)
+            raise UsageError(
+                f"verdicts file {path}: {row['id']} has category {row['category']!r}; "
+                f"allowed: {allowed}"
+            )
+        evidence = tuple(e.strip() for e in row["evidence"].split(";") if e.strip())
+        verdicts[row["id"]] = Verdict(row["id"], row["category"], evidence, row["reason"])
+    return verdicts
+
+
+def load_verdicts(path: Path | None = None) -> dict[str, Verdict]:
+    """Every reviewed verdict by id (``data/published/verdicts.csv``)."""
+    path = path or verdicts_csv()
+    if not path.is_file():
+        raise UsageError(f"verdicts file {path} not found")
+    return dict(_load_verdicts(path))
+
+
+_NODE = re.compile(r"^(tests/[\w/]+\.py)::(\w+)(?:::(\w+))?(\[.*\])?$")
+
+
+def is_test_node(item: str) -> bool:
+    """The evidence item is a pytest node id (``tests/<file>.py::<function>``)."""
+    return bool(_NODE.match(item))
+
+
+def missing_evidence(items: Iterable[str], root: Path | None = None) -> list[str]:
+    """The evidence items that do not exist, each with why. O(items x file size).
+
+    A test node needs its file and a ``def`` of its function (in its class, if named); a
+    ``jvm-check:`` case must be one of :data:`trackerlab.jvmcheck.cases.CASES`; anything
+    else is a path under the repository."""
+    root = root or repo_root()
+    missing = []
+    for item in items:
+        if item.startswith("jvm-check:"):
+            from trackerlab.jvmcheck.cases import CASES
+
+            if item.removeprefix("jvm-check:") not in {c.name for c in CASES}:
+                missing.append(f"{item} (no such jvm-check case)")
+            continue
+        m = _NODE.match(item)
+        if m:
+            path = root / m.group(1)
+            func = m.group(3) or m.group(2)
+            if not path.is_file():
+                missing.append(f"{item} (no file {m.group(1)})")
+            elif not re.search(rf"^\s*def {func}\(", path.read_text(), re.M):
+                missing.append(f"{item} (no function {func} in {m.group(1)})")
+            continue
+        if "::" in item or not (root / item).exists():
+            missing.append(f"{item} (no such file)")
+    return missing
+
+
+def _measured(rep: Reproduction) -> str:
+    """What the numbers say, in one phrase."""
+    if rep.basis == FORMULA and rep.range_ratios:
+        return f"model/formula {min(rep.range_ratios):.3f}..{max(rep.range_ratios):.3f}"
+    return f"model/published {rep.ratio:.4f}" if rep.ratio is not None else "no ratio"
+
+
+def placeholders(rep: Reproduction) -> dict[str, object]:
+    """What a reason may quote: the reproducer's ``values`` and the row's own numbers
+    (``published``, ``jvm_model``, ``ratio``, ``gap`` = published / model - 1, ...)."""
+    published = rep.published_value
+    if published is None:
+        try:
+            published = float(rep.published)
+        except ValueError:
+            published = None
+    out: dict[str, object] = {
+        "published": published,
+        "jvm_model": rep.jvm_model,
+        "python_real": rep.python_real,
+        "theory_published": rep.theory_published,
+        "theory_corrected": rep.theory_corrected,
+        "ratio": rep.ratio,
+        "gap": (published / rep.jvm_model - 1) if published and rep.jvm_model else None,
+        "range_min": min(rep.range_ratios) if rep.range_ratios else None,
+        "range_max": max(rep.range_ratios) if rep.range_ratios else None,
+        "tolerance": rep.tolerance,
+    }
+    out.update(rep.values)
+    return out
+
+
+def fill(reason: str, rep: Reproduction) -> str:
+    """The reason with its placeholders filled from the reproducer's numbers.
+
+    Raises ``KeyError`` naming the id when a placeholder has no value."""
+    try:
+        return string.Formatter().vformat(reason, (), placeholders(rep))
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise KeyError(f"{rep.id}: reason {reason!r} cannot be filled: {exc!r}") from exc
+
+
+def judge(rep: Reproduction, verdict: Verdict | None = None) -> Reproduction:
+    """Check the claimed category (default ``reproduced``) against the numbers and the
+    evidence; a claim that fails its check becomes ``deviates``, saying why. O(evidence)."""
     if rep.jvm_model is None and rep.range_ratios is None:
         rep.category = PENDING
+        rep.why = rep.why or "no reproducer"
         return rep
-    rep.category = REPRODUCED if rep.within_tolerance() else DEVIATES
-    if not rep.why:
-        where = "within" if rep.category == REPRODUCED else "outside"
-        if rep.basis == FORMULA and rep.range_ratios:
-            got = f"model/formula {min(rep.range_ratios):.3f}..{max(rep.range_ratios):.3f}"
-        else:
-            got = f"model/published {rep.ratio:.4f}" if rep.ratio is not None else "no ratio"
-        rep.why = f"{got}, {where} the {rep.basis} tolerance ±{rep.tolerance:.0%}"
+    claim = verdict.category if verdict else REPRODUCED
+    evidence = verdict.evidence if verdict else ()
+    within = rep.within_tolerance()
+    missing = missing_evidence(evidence)
+    where = "within" if within else "outside"
+    got = f"{_measured(rep)}, {where} the {rep.basis} tolerance ±{rep.tolerance:.0%}"
+    failure = ""
+    if claim == REPRODUCED and not within:
+        failure = "it lies outside the tolerance"
+    elif claim == BY_CONSTRUCTION and not any(is_test_node(e) for e in evidence):
+        failure = "it names no identity test"
+    elif claim in (SEED_WRONG, EXPLAINED):
+        if within:
+            failure = "it lies within the tolerance"
+        elif not evidence:
+            failure = "it names no evidence"
+    if missing:
+        failure = failure or "its evidence does not exist: " + ", ".join(missing)
+    rep.evidence = "; ".join(evidence)
+    if failure:
+        rep.category = DEVIATES
+        rep.why = f"claimed {claim}, but {failure}; {got}"
+        return rep
+    rep.category = claim
+    reason = fill(verdict.reason, rep) if verdict and verdict.reason else ""
+    rep.why = reason or got
     return rep
 
 
 def reproduce(ids: Iterable[str] | None = None) -> list[Reproduction]:
-    """Reproduce the given ids (default: all), in published order."""
+    """Reproduce the given ids (default: all), in published order, each judged against
+    its reviewed verdict."""
     published = load_published()
+    verdicts = load_verdicts()
     wanted = list(ids) if ids else list(published)
     unknown = [i for i in wanted if i not in published]
     if unknown:
@@ -175,7 +320,7 @@ def reproduce(ids: Iterable[str] | None = None) -> list[Reproduction]:
         rep.system, rep.quantity, rep.parameters = row.system, row.quantity, row.parameters
         if rep.basis == JVM_MEASURED and row.kind in ("theory", "derived"):
             rep.basis = FORMULA  # the tolerance follows the published number's kind
-        results.append(judge(rep))
+        results.append(judge(rep, verdicts.get(pid)))
     return results
 
 
@@ -185,6 +330,27 @@ def summary(results: Iterable[Reproduction]) -> dict[str, int]:
     for rep in results:
         counts[rep.verdict] += 1
     return counts
+
+
+def describe_counts(counts: dict[str, int], total: int | None = None) -> str:
+    """Every category present, in words: "4 of 10 reproduce within tolerance, 3 are seed
+    wrong, 2 deviate, 1 is reproduced by construction" (none is dropped). O(categories)."""
+    total = sum(counts.values()) if total is None else total
+    words = {
+        REPRODUCED: ("reproduces within tolerance", "reproduce within tolerance"),
+        BY_CONSTRUCTION: ("is reproduced by construction", "are reproduced by construction"),
+        SEED_WRONG: ("is seed wrong", "are seed wrong"),
+        EXPLAINED: ("is explained", "are explained"),
+        DEVIATES: ("deviates", "deviate"),
+        PENDING: ("is pending", "are pending"),
+    }
+    parts = [
+        f"{n} {words[c][n != 1]}" for c in CATEGORIES if (n := counts.get(c, 0)) or c == REPRODUCED
+    ]
+    parts[0] = parts[0].replace(
+        f"{counts.get(REPRODUCED, 0)} ", f"{counts.get(REPRODUCED, 0)} of {total} ", 1
+    )
+    return ", ".join(parts)
 
 
 def _fmt(value: float | None) -> str:
@@ -209,6 +375,7 @@ COLUMNS = (
     "tolerance",
     "category",
     "why",
+    "evidence",
     "explanation",
     "context",
 )
@@ -238,7 +405,9 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
         writer.writerows(rows)
         return buf.getvalue().rstrip("\n")
     shown = [
-        c for c in COLUMNS if c not in ("parameters", "explanation", "why", "tolerance", "context")
+        c
+        for c in COLUMNS
+        if c not in ("parameters", "explanation", "why", "evidence", "tolerance", "context")
     ]
     cells = [
         [_fmt(r[c]) if isinstance(r[c], float) or r[c] is None else str(r[c]) for c in shown]
@@ -250,7 +419,12 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
     counts = summary(results)
     lines.append("")
     lines.append(", ".join(f"{k} {v}" for k, v in counts.items() if v) + f" of {len(rows)}")
-    notes = [f"{r['id']} [{r['category']}]: {r['why']}" for r in rows if r["why"]]
+    notes = [
+        f"{r['id']} [{r['category']}]: {r['why']}"
+        + (f" (evidence: {r['evidence']})" if r["evidence"] else "")
+        for r in rows
+        if r["why"]
+    ]
     if notes:
         lines += ["", *notes]
     contexts = list(dict.fromkeys(r["context"] for r in rows if r["context"]))

@@ -14,14 +14,8 @@ numbers rest on:
 
 from __future__ import annotations
 
-from trackerlab.experiments.reproduce.published import PublishedNumber
-from trackerlab.experiments.reproduce.registry import (
-    BY_CONSTRUCTION,
-    FORMULA,
-    SEED_WRONG,
-    Reproduction,
-    reproduces,
-)
+from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
+from trackerlab.experiments.reproduce.registry import FORMULA, Reproduction, reproduces
 from trackerlab.models.delayed.time_bucket_runs import (
     BucketRun,
     BucketSizes,
@@ -84,16 +78,13 @@ def pip393_large_buckets(row: PublishedNumber) -> Reproduction:
     return _rep(
         row,
         PIP_X500,
-        category=SEED_WRONG,
-        why=f"0.163 counts the 8 KiB bitset only; each bitmap is {per_bitmap:,.0f} B with its "
-        f"objects: {held:.3f} B/entry ({0.163 / held - 1:+.1%}), as the PIP's own measurement "
-        "N10 (0.18) shows",
+        values={"per_bitmap_bytes": per_bitmap, "bitmaps": sizes.bitmaps},
         explanation="M = 512,000 (x=500, y=10): every bitmap is one 8 KiB bitset for up to "
         f"50,000 entries plus the Roaring64Bitmap, ART and container objects ({per_bitmap:,.0f} "
         "B per bitmap in the layout model, byte-exact against a real JVM in jvm-check), and "
-        "the two partial ledgers at the ends of the run; 8192/50000 = 0.1638 B/entry is the "
-        f"payload, the structure holds {held:.3f} whatever M > 50,000 (one bitmap per full "
-        "ledger).",
+        f"the two partial ledgers at the ends of the run; 8192/50000 = {8192 / 50_000:.4f} "
+        f"B/entry is the payload, the structure holds {held:.3f} whatever M > 50,000 (one "
+        "bitmap per full ledger).",
     )
 
 
@@ -118,9 +109,6 @@ def pip393_middle_regime(row: PublishedNumber) -> Reproduction:
     rep = _rep(
         row,
         run,
-        category=SEED_WRONG,
-        why=f"8192/M assumes one 8 KiB bitmap per bucket; across 4096 < M < 50000 the structure "
-        f"holds {min(ratios):.2f}x to {max(ratios):.2f}x that",
         explanation=f"model / (8192/M) across the stated range: {pairs} (2e6 messages per "
         "point, 50,000-entry ledgers). A bucket of M entries spans two ledgers as often as "
         "M/50,000 of the time, each with its own bitmap (an array container below 4,096 "
@@ -139,9 +127,7 @@ def pip393_small_buckets(row: PublishedNumber) -> Reproduction:
     rep = _rep(
         row,
         PIP_X1,
-        category=SEED_WRONG,
-        why="the PIP counts 4 B per value; a Roaring array container holds 2 B (2x); the "
-        "structure lands near 4 only through object overheads",
+        values={"range_min_bytes": 4 * min(ratios), "range_max_bytes": 4 * max(ratios)},
         explanation="Roaring array containers store one 2-byte short per value "
         "(theory_corrected counts that); 4N is twice it. With the per-bucket objects (AVL "
         "entry, inner Long2ObjectOpenHashMap, Roaring64Bitmap, ~0.8 KB) and array capacity "
@@ -155,24 +141,25 @@ def pip393_small_buckets(row: PublishedNumber) -> Reproduction:
 
 @reproduces("N07", "N08")
 def pip393_x1_total(row: PublishedNumber) -> Reproduction:
+    sizes = measure(PIP_X1)
+    split = (
+        f"{sizes.buckets:,} buckets and {sizes.bitmaps:,} bitmaps (1000-entry ledgers split "
+        "most 1024-ms buckets in two)"
+    )
     if row.id == "N08":
         return _rep(
-            row,
-            PIP_X1,
-            explanation="measured by the PIP's heap walk; the model holds 977 buckets and "
-            "1,969 bitmaps (1000-entry ledgers split most 1024-ms buckets in two)",
+            row, PIP_X1, explanation=f"measured by the PIP's heap walk; the model holds {split}"
         )
-    sizes = measure(PIP_X1)
     model = sizes.jvm_bytes / (row.unit_bytes or 1)
+    measured = load_published()["N08"].value
+    payload = 2 * sizes.entries / (row.unit_bytes or 1)
     return _rep(
         row,
         PIP_X1,
-        category=SEED_WRONG,
-        why=f"predicted from 4 B/value (the N06 error): 3.81 vs {model:.2f} MiB held "
-        f"({3.81 / model - 1:+.0%}); the PIP's own measurement N08 is 3.35",
-        explanation="4 B x 1e6 / 2^20 = 3.81 MiB; the payload is 2 B x 1e6 = 1.91 MiB and the "
-        f"whole structure {model:.2f} MiB (1,969 bitmaps: 1000-entry ledgers split most "
-        "1024-ms buckets in two), which the PIP measured as 3.35 MiB (N08).",
+        values={"n08_published": measured, "payload_mib": payload},
+        explanation=f"4 B x {sizes.entries:,} / 2^20 = {4 * sizes.entries / 2**20:.2f} MiB; the "
+        f"payload is 2 B per value = {payload:.2f} MiB and the whole structure {model:.2f} MiB "
+        f"({split}), which the PIP measured as {measured} MiB (N08).",
     )
 
 
@@ -181,8 +168,9 @@ def pip393_x50(row: PublishedNumber) -> Reproduction:
     return _rep(
         row,
         PIP_X50,
-        explanation="twice the 0.163 theory, as the PIP found: a 51,200-entry bucket spans "
-        "two ledgers, so most bitmaps hold well under 50,000 entries yet cost a full 8 KiB",
+        explanation=f"twice the {8192 / 50_000:.3f} theory, as the PIP found: a "
+        f"{PIP_X50.messages_per_bucket:,.0f}-entry bucket spans two ledgers, so most bitmaps "
+        "hold well under 50,000 entries yet cost a full 8 KiB",
     )
 
 
@@ -196,19 +184,22 @@ def blog_heap_sizes(row: PublishedNumber) -> Reproduction:
     x_y = {"N14": (1, 10), "N15": (4, 10), "N16": (8, 10), "N17": (8, 15)}[row.id]
     run = BLOG[x_y]
     if row.id != "N17":
-        explanation = {
-            "N14": "9,766 buckets of 1024 entries: objects per bucket dominate over the 2 "
-            "B/value payload (the blog attributes the excess to 'Long2ObjectSortedMap etc.')",
-        }.get(row.id, "")
+        explanation = ""
+        if row.id == "N14":
+            sizes = measure(run)
+            explanation = (
+                f"{sizes.buckets:,} buckets of {run.messages_per_bucket:,.0f} entries: objects "
+                "per bucket dominate over the 2 B/value payload (the blog attributes the "
+                "excess to 'Long2ObjectSortedMap etc.')"
+            )
         return _rep(row, run, explanation=explanation)
     real = N17_REAL_JVM_BYTES / (row.unit_bytes or 1)
     sizes = measure(run)
+    published = float(row.published)
     return _rep(
         row,
         run,
-        category=SEED_WRONG,
-        why=f"a real JVM holds {real:.3f} MiB for this exact structure (agent deep size); "
-        f"2.25 is {2.25 / real - 1:+.0%}",
+        values={"real_jvm_mib": real, "real_jvm_bytes": N17_REAL_JVM_BYTES},
         explanation=f"measured: {N17_REAL_JVM_BYTES:,} B = {real:.4f} MiB, the deep size "
         "(Instrumentation agent, JOL's totalSize) of "
         "Long2ObjectAVLTreeMap<Long2ObjectAVLTreeMap<Roaring64Bitmap>> built in OpenJDK "
@@ -216,22 +207,24 @@ def blog_heap_sizes(row: PublishedNumber) -> Reproduction:
         "(jvm-check case timebuckets-blog-x8-y15; tests/jvmcheck asserts it). The layout "
         f"model gives the same bytes: {sizes.buckets} buckets, {sizes.bitmaps} bitmaps "
         f"({sizes.bitset_containers} 8 KiB bitsets, {sizes.array_containers} arrays). The "
-        f"blog's jmap figure is {2.25 - real:.2f} MiB ({2.25 / real - 1:.0%}) above what the "
+        f"blog's jmap figure is {published - real:.2f} MiB ({published / real - 1:.0%}) above what the "
         "structure holds; what jmap counted besides it is not recoverable from the seed.",
     )
 
 
 @reproduces("N18")
 def blog_small_regime(row: PublishedNumber) -> Reproduction:
-    held = measure(BLOG[(1, 10)]).per_entry("jvm_bytes")
+    run = BLOG[(1, 10)]
+    sizes = measure(run)
+    held = sizes.per_entry("jvm_bytes")
+    overhead = (sizes.jvm_bytes - 2 * sizes.entries) / sizes.buckets
     return _rep(
         row,
-        BLOG[(1, 10)],
-        category=BY_CONSTRUCTION,
-        why="2 B is the array container's short per value (an identity); with the objects "
-        f"the structure holds {held:.2f} B/entry at M = 1024",
-        explanation="2 B per value is the array payload alone; each 1024-entry bucket also "
-        "carries about 0.6 KB of Java objects and array capacity slack, 2.6 B/entry in all.",
+        run,
+        values={"m": run.messages_per_bucket, "overhead_per_bucket_bytes": overhead},
+        explanation="2 B per value is the array payload alone; each "
+        f"{run.messages_per_bucket:,.0f}-entry bucket also carries {overhead:,.0f} B of Java "
+        f"objects and array capacity slack, {held:.2f} B/entry in all.",
     )
 
 
@@ -241,9 +234,7 @@ def blog_one_bit_bound(row: PublishedNumber) -> Reproduction:
     rep = _rep(
         row,
         BLOG_RUNS,
-        category=SEED_WRONG,
-        why="not a lower bound for consecutive ids: run-optimized bitmaps hold the same "
-        f"index in {runs:.4f} B/entry ({0.125 / runs:.0f}x below 1 bit)",
+        values={"times_below": 0.125 / runs},
         explanation="1 bit per entry bounds random subsets only. Entry ids in a bucket are "
         "consecutive: run-optimized bitmaps (the improvement variant, x=8, y=15) hold each "
         "ledger in one 4-B run and the whole index in well under 1 bit per entry. The true "
