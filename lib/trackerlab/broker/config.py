@@ -25,6 +25,7 @@ Sources, read at the release named: ``ServiceConfiguration.java`` (pulsar-broker
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +57,12 @@ DIRECT_MEMORY = "512m"
 #: (``PulsarStandalone.calculateCacheSize``: 512 MiB / 2 / 4 = 64); ``BKCluster``'s own base
 #: configuration uses 4.
 BOOKIE_CACHE_MB = 16
+#: Keys an experiment's overrides may not set: what keeps the broker and bookie on loopback.
+PINNED = frozenset({
+    "bindAddress", "advertisedAddress", "brokerServicePort", "webServicePort",
+    "listeningInterface", "allowLoopback", "advertisedListeners", "bindAddresses",
+    "brokerServicePortTls", "webServicePortTls", "bookiePort", "httpServerPort",
+})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -80,9 +87,16 @@ def loopback_interface() -> str:
     return "lo"
 
 
-def broker_properties(ports: Ports, interface: str) -> dict[str, str]:
+def broker_properties(
+    ports: Ports, interface: str, overrides: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The standalone's properties file as a dict: broker and bookie keys (one file feeds
-    both). Each value names the release default it replaces."""
+    both). Each value names the release default it replaces. ``overrides`` (an experiment's
+    own ``ServiceConfiguration`` keys, e.g. ``managedLedgerMaxEntriesPerLedger``) come last;
+    they may not touch the loopback keys (:data:`PINNED`)."""
+    pinned = sorted(set(overrides or {}) & PINNED)
+    if pinned:
+        raise ValueError(f"broker overrides may not set {', '.join(pinned)} (loopback only)")
     return {
         # -- broker (ServiceConfiguration, 4.2.4) --
         "clusterName": CLUSTER,
@@ -120,6 +134,7 @@ def broker_properties(ports: Ports, interface: str) -> dict[str, str]:
         "journalSyncData": "false",  # default true: no fsync per entry on a throwaway bookie
         "dbStorage_writeCacheMaxSizeMb": str(BOOKIE_CACHE_MB),
         "dbStorage_readAheadCacheMaxSizeMb": str(BOOKIE_CACHE_MB),
+        **dict(overrides or {}),
     }
 
 

@@ -22,7 +22,7 @@ import hashlib
 import os
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -207,10 +207,12 @@ def running_host(
     run_dir: Path | None = None,
     *,
     timeout_s: float = process.READY_TIMEOUT_S,
+    broker_overrides: Mapping[str, str] | None = None,
 ) -> Iterator[tuple[process.Broker, HostClient, HostBuild]]:
     """``with running_host("4.2.4") as (broker, client, build):`` a ready standalone started
     by ``BrokerHost`` and a connection to it; the broker is stopped by PID when the block
-    ends (Ctrl-C included). Raises ``BrokerUnavailable`` when Java, ``mvn`` or Central is
+    ends (Ctrl-C included). ``broker_overrides``: ServiceConfiguration keys for
+    ``broker.conf`` (:func:`trackerlab.broker.process.start`). Raises ``BrokerUnavailable`` when Java, ``mvn`` or Central is
     missing."""
     release = select_release(version)
     try:
@@ -222,6 +224,7 @@ def running_host(
     broker = process.start(
         release.version, run_dir, timeout_s=timeout_s, extra_jvm_options=harness.jvm_options(),
         main_class=MAIN_CLASS, class_path_prefix=built.broker_prefix(),
+        broker_overrides=broker_overrides,
     )  # fmt: skip
     client: HostClient | None = None
     try:

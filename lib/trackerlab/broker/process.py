@@ -27,7 +27,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -299,6 +299,7 @@ def start(
     attached: bool = True,
     main_class: str = config.MAIN_CLASS,
     class_path_prefix: Sequence[Path] = (),
+    broker_overrides: Mapping[str, str] | None = None,
 ) -> Broker:
     """Start a standalone broker of ``version`` (default: the newest runnable release) and
     return it once ready. ``attached``: the kernel kills it when this thread ends (a library
@@ -306,7 +307,9 @@ def start(
     after trackerlab's (so they win), then ``$TRACKERLAB_BROKER_JVM_OPTS``. ``main_class``
     (default ``PulsarStandaloneStarter``) takes the standalone's arguments: another main must
     start the standalone with them (``trackerlab.pulsar.BrokerHost`` does), from classes in
-    ``class_path_prefix``, which come before the release's jars.
+    ``class_path_prefix``, which come before the release's jars. ``broker_overrides``:
+    ``ServiceConfiguration`` keys written last into ``broker.conf`` (never the loopback ones:
+    :data:`trackerlab.broker.config.PINNED`).
 
     Raises UsageError (a bad version or folder), :class:`BrokerUnavailable` (no Java, or
     Maven cannot give the jars) and :class:`BrokerFailed` (the broker died or was not ready
@@ -318,7 +321,8 @@ def start(
     run.mkdir(parents=True, exist_ok=True)
     ports = config.Ports(*free_ports(3))
     conf = config.write_properties(
-        run / CONF_FILE, config.broker_properties(ports, config.loopback_interface())
+        run / CONF_FILE,
+        config.broker_properties(ports, config.loopback_interface(), broker_overrides),
     )
     (run / "log4j2.properties").write_text(config.log4j2_properties())
     extra = (*extra_jvm_options, *shlex.split(os.environ.get(JVM_OPTS_ENV, "")))

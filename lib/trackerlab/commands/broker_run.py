@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 #: Experiments ``broker run`` knows (nack and pending-acks are not built yet).
 EXPERIMENTS = ("delayed",)
+#: ``broker run all``: every experiment in :data:`RUNNERS`, in turn.
+ALL = "all"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "Exit 1 when the plan is off by more than the tolerance (5%)."
         ),
     )
-    q.add_argument("experiment", choices=EXPERIMENTS, metavar="EXPERIMENT",
-                   help="the experiment: delayed")  # fmt: skip
+    q.add_argument("experiment", choices=(*EXPERIMENTS, ALL), metavar="EXPERIMENT",
+                   help=f"the experiment: {', '.join(EXPERIMENTS)}, or {ALL} (each in turn, "
+                   "one table each; exit 1 if any row is outside)")  # fmt: skip
     q.add_argument(
         "--pulsar-version",
         default=None,
@@ -42,8 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--workload",
         default=None,
         metavar="NAME",
-        help="run only this workload of the set (smoke: uniform-0-15s; full: uniform-0-60s, "
-        "fixed-20s, fixed-20s-2k)",
+        help="run only this workload of the set (delayed smoke: uniform-0-15s; delayed full: "
+        "uniform-0-60s, fixed-20s, fixed-20s-2k, mix-5s-0-30s, fixed-40s-lookahead-0, "
+        "fixed-40s-lookahead-50k, uniform-0-30s-ledger-5k, uniform-0-20s-ledger-1min)",
     )
     q.add_argument(
         "--out",
@@ -54,7 +59,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the experiment on each release; print one table; write the results."""
+    """``broker run EXPERIMENT``, or ``broker run all``: every runner of :data:`RUNNERS` in
+    turn (a failed one does not stop the others); exit 1 if any failed or had a row
+    outside."""
+    from trackerlab.errors import UsageError
+
+    if args.experiment != ALL:
+        return RUNNERS[args.experiment](args)
+    if args.workload is not None:
+        raise UsageError(f"--workload {args.workload}: names one experiment's workload; "
+                         f"give an experiment ({', '.join(RUNNERS)}), not {ALL}")  # fmt: skip
+    codes = {}
+    for name, runner in RUNNERS.items():
+        print(f"== broker run {name} ==")
+        codes[name] = runner(args)
+        print()
+    print("broker run all: " + ", ".join(
+        f"{name} {'ok' if code == 0 else f'exit {code}'}" for name, code in codes.items()))  # fmt: skip
+    return max(codes.values(), default=0)
+
+
+def run_delayed(args: argparse.Namespace) -> int:
+    """Run the delayed experiment on each release; print one table; write the results."""
     from trackerlab.broker import BrokerFailed, select_release
     from trackerlab.broker.host import HostFailed
     from trackerlab.broker.loadgen import LoadFailed
@@ -103,10 +129,17 @@ def run(args: argparse.Namespace) -> int:
     return 1 if any(c.verdict == "outside" for c in rows) else 0
 
 
+#: Experiment name -> runner (``args`` -> exit code) for ``broker run NAME`` and ``all``.
+RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {"delayed": run_delayed}
+
+
 def format_table(results: list) -> str:
-    """One table: measured deep size, the broker's metric, the plan, the error."""
+    """One table: measured deep size, the broker's metric, the plan, the error, and
+    ``simulate delayed``'s bytes and error ("n/a" where it does not apply: the results
+    files say why)."""
     head = ("release", "workload", "sub", "tracker (plan design)", "measured B", "metric B",
-            "plan B", "error", "entries (broker/plan)", "verdict")  # fmt: skip
+            "plan B", "error", "simulate B", "sim error", "entries (broker/plan)",
+            "verdict")  # fmt: skip
     lines = []
     for r in results:
         for c in r.comparison.itertuples():
@@ -115,7 +148,10 @@ def format_table(results: list) -> str:
             lines.append((
                 c.pulsar_version, c.workload, c.subscription,
                 f"{c.root.split('.')[-1]} ({c.design})", f"{c.measured_deep_bytes:,.0f}", metric,
-                f"{c.plan_bytes:,}", f"{c.error:+.2%}", f"{c.msg_delayed:,.0f}/{c.plan_entries:,.0f}",
+                f"{c.plan_bytes:,}", f"{c.error:+.2%}",
+                "n/a" if c.simulate_bytes != c.simulate_bytes else f"{c.simulate_bytes:,.0f}",
+                "n/a" if c.simulate_error != c.simulate_error else f"{c.simulate_error:+.2%}",
+                f"{c.msg_delayed:,.0f}/{c.plan_entries:,.0f}",
                 c.verdict if c.verdict != "broker behind"
                 else f"broker behind ({c.unread_backlog:,.0f} unread)",
             ))  # fmt: skip

@@ -73,41 +73,107 @@ TOLERANCE_REASON = (
 BEHIND = 0.05
 #: The broker's default delayedDeliveryTickTimeMillis (ServiceConfiguration, 2.11 - 4.2).
 TICK_MS = 1000
+#: delayedDeliveryFixedDelayDetectionLookahead's default (ServiceConfiguration.java:424 at
+#: v4.2.4, :418 at v4.0.8).
+LOOKAHEAD_DEFAULT = 50_000
+
+
+#: Broker settings a workload may override: ``ServiceConfiguration`` key -> (the plan option
+#: given the same value, the field's line at the release tags). The values go into
+#: ``broker.conf`` (:func:`trackerlab.broker.config.broker_properties`).
+BROKER_KNOBS: dict[str, tuple[str, str]] = {
+    "delayedDeliveryFixedDelayDetectionLookahead": (
+        "fixed_delay_lookahead",
+        "ServiceConfiguration.java:424 at v4.2.4, :418 at v4.0.8 (long, default 50_000)",
+    ),
+    "managedLedgerMaxEntriesPerLedger": (
+        "entries_per_ledger",
+        "ServiceConfiguration.java:2444 at v4.2.4, :2270 at v4.0.8 (int, default 50000)",
+    ),
+    "managedLedgerMinLedgerRolloverTimeMinutes": (
+        "ledger_min_rollover",
+        "ServiceConfiguration.java:2449 at v4.2.4, :2275 at v4.0.8 (int minutes, default 10)",
+    ),
+    "managedLedgerMaxLedgerRolloverTimeMinutes": (
+        "ledger_max_rollover",
+        "ServiceConfiguration.java:2454 at v4.2.4, :2280 at v4.0.8 (int minutes, default 240)",
+    ),
+}
+_MINUTES = (
+    "managedLedgerMinLedgerRolloverTimeMinutes",
+    "managedLedgerMaxLedgerRolloverTimeMinutes",
+)
 
 
 @dataclass(frozen=True)
 class DelayedWorkload:
     """One delayed workload: ``rate_per_s`` messages/s, each with a delay (``fixed``: ``lo_ms``;
-    ``uniform``: between ``lo_ms`` and ``hi_ms``) for ``seconds``, on ``subscriptions`` Shared
-    subscriptions of one topic."""
+    ``uniform``: between ``lo_ms`` and ``hi_ms``; ``mix``: ``parts``, each ``(weight, fixed |
+    uniform, lo_ms, hi_ms)``) for ``seconds``, on ``subscriptions`` Shared subscriptions of one
+    topic; ``broker``: ``ServiceConfiguration`` overrides (:data:`BROKER_KNOBS`), which the
+    plan is given too."""
 
     name: str
     rate_per_s: float
-    kind: str  # fixed | uniform
+    kind: str  # fixed | uniform | mix
     lo_ms: int
     hi_ms: int
     seconds: float
     subscriptions: int = 2
     sample_every_s: float = 5.0
+    parts: tuple[tuple[float, str, int, int], ...] = ()
+    broker: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = [k for k, _ in self.broker if k not in BROKER_KNOBS]
+        if unknown:
+            raise ValueError(f"{self.name}: broker keys {unknown} not in BROKER_KNOBS")
+        if (self.kind == "mix") != bool(self.parts):
+            raise ValueError(f"{self.name}: a mix (and only a mix) has parts")
+
+    def _pieces(self) -> tuple[tuple[float, str, int, int], ...]:
+        return self.parts or ((1.0, self.kind, self.lo_ms, self.hi_ms),)
+
+    def _spell(self, fixed: str, uniform: str) -> str:
+        spelled = [
+            fixed.format(lo=lo) if kind == "fixed" else uniform.format(lo=lo, hi=hi)
+            for _, kind, lo, hi in self._pieces()
+        ]
+        if not self.parts:
+            return spelled[0]
+        return "mix:" + "+".join(f"{p[0]:g}*{d}" for p, d in zip(self.parts, spelled, strict=True))
 
     @property
     def plan_delay(self) -> str:
         """The delay as ``trackerlab plan`` spells it."""
-        if self.kind == "fixed":
-            return f"fixed:{self.lo_ms}ms"
-        return f"uniform:{self.lo_ms}ms:{self.hi_ms}ms"
+        return self._spell("fixed:{lo}ms", "uniform:{lo}ms:{hi}ms")
 
     @property
     def java_delay(self) -> str:
         """The delay as ``DelayedLoad`` reads it."""
-        return (
-            f"fixed:{self.lo_ms}" if self.kind == "fixed" else f"uniform:{self.lo_ms}:{self.hi_ms}"
-        )
+        return self._spell("fixed:{lo}", "uniform:{lo}:{hi}")
+
+    @property
+    def longest_ms(self) -> int:
+        return max(max(lo, hi) for _, _, lo, hi in self._pieces())
+
+    @property
+    def mean_delay_ms(self) -> float:
+        total = sum(p[0] for p in self._pieces())
+        return sum(wt * (lo + hi) / 2 for wt, _, lo, hi in self._pieces()) / total
 
     @property
     def steady_from_s(self) -> float:
         """Seconds after the first send from which the tracker is at steady state."""
-        return max(self.lo_ms, self.hi_ms) / 1000 + 2 * TICK_MS / 1000
+        return self.longest_ms / 1000 + 2 * TICK_MS / 1000
+
+    def broker_overrides(self) -> dict[str, str]:
+        """The ``broker.conf`` lines this workload sets."""
+        return dict(self.broker)
+
+    def plan_overrides(self) -> dict[str, str]:
+        """The same settings as ``trackerlab plan`` options (minutes spelled ``Nm``)."""
+        return {BROKER_KNOBS[k][0]: f"{v}m" if k in _MINUTES else v for k, v in self.broker}
 
     def subscription_names(self) -> tuple[str, ...]:
         return tuple(f"sub-{i}" for i in range(self.subscriptions))
@@ -117,16 +183,54 @@ class DelayedWorkload:
 SMOKE = (
     DelayedWorkload("uniform-0-15s", 1000, "uniform", 0, 15_000, seconds=36.0, sample_every_s=4),
 )
-#: The full set: a uniform delay, and one fixed delay at two rates (both below the
-#: 50,000-message lookahead). At 2,000/s on two cores the fixed delay's due messages come back
-#: faster than the dispatcher's replay reads return them: it stops reading new entries while
-#: replays are pending, so the tracker drains and refills (the plan does not model that; the
-#: row records it).
+#: The full set (about 12.5 minutes on 4.2.4: a broker start of 20-35 s per workload):
+#:
+#: - a uniform delay, and one fixed delay at two rates (below the lookahead). At 2,000/s on
+#:   two cores the fixed delay's due messages come back faster than the dispatcher's replay
+#:   reads return them: it stops reading new entries while replays are pending, so the
+#:   tracker drains and refills (the plan does not model that; the row records it);
+#: - a mixed delay: half fixed 5 s, half uniform 0-30 s (``DelayedLoad``'s ``mix:`` form);
+#: - one fixed delay of 40 s at 1,500/s (60,000 messages in flight) with the fixed-delay
+#:   lookahead at 0 (never pause) and at its default, 50,000: the tracker reaches 50,000 at
+#:   about 33 s, ``shouldPauseAllDeliveries`` turns true while nothing is due
+#:   (``InMemoryDelayedDeliveryTracker.java:300`` at v4.2.4), reads stop and about 10,000
+#:   entries wait in the ledger (the plan caps the tracker at the lookahead; that unread
+#:   backlog is expected, not "behind": :func:`compare`). Steady from 42 s, 52 s of load;
+#: - ledgers rolling on entries: ``managedLedgerMaxEntriesPerLedger`` 5,000 with
+#:   ``managedLedgerMinLedgerRolloverTimeMinutes`` 0 (a ledger every 5 s at 1,000/s; the
+#:   default minimum of 10 minutes would keep one ledger for the whole run), uniform 0-30 s:
+#:   six ledgers in the tracker's window, which the time-bucket tracker (4.1/4.2) keys by;
+#: - ledgers rolling on time: ``managedLedgerMaxLedgerRolloverTimeMinutes`` 1 (its unit is
+#:   whole minutes: 1 is the shortest) with the minimum at 0, at 500/s so that the 50,000
+#:   entries (100 s) never come first: one roll at about 60 s of a 75 s run, uniform 0-20 s
+#:   (``ManagedLedgerImpl.currentLedgerIsFull``: age >= the maximum, checked on each add).
 FULL = (
     DelayedWorkload("uniform-0-60s", 2000, "uniform", 0, 60_000, seconds=100.0, sample_every_s=10),
     DelayedWorkload("fixed-20s", 1000, "fixed", 20_000, 20_000, seconds=50.0),
     DelayedWorkload("fixed-20s-2k", 2000, "fixed", 20_000, 20_000, seconds=50.0),
-)
+    DelayedWorkload(
+        "mix-5s-0-30s", 1000, "mix", 0, 30_000, seconds=40.0,
+        parts=((0.5, "fixed", 5_000, 5_000), (0.5, "uniform", 0, 30_000)),
+    ),
+    DelayedWorkload(
+        "fixed-40s-lookahead-0", 1500, "fixed", 40_000, 40_000, seconds=52.0,
+        broker=(("delayedDeliveryFixedDelayDetectionLookahead", "0"),),
+    ),
+    DelayedWorkload(
+        "fixed-40s-lookahead-50k", 1500, "fixed", 40_000, 40_000, seconds=52.0,
+        broker=(("delayedDeliveryFixedDelayDetectionLookahead", "50000"),),
+    ),
+    DelayedWorkload(
+        "uniform-0-30s-ledger-5k", 1000, "uniform", 0, 30_000, seconds=40.0,
+        broker=(("managedLedgerMaxEntriesPerLedger", "5000"),
+                ("managedLedgerMinLedgerRolloverTimeMinutes", "0")),
+    ),
+    DelayedWorkload(
+        "uniform-0-20s-ledger-1min", 500, "uniform", 0, 20_000, seconds=75.0,
+        broker=(("managedLedgerMinLedgerRolloverTimeMinutes", "0"),
+                ("managedLedgerMaxLedgerRolloverTimeMinutes", "1")),
+    ),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -182,19 +286,54 @@ def _sample(
 
 def plan_row(w: DelayedWorkload, version: str, rate_per_s: float):
     """``trackerlab plan``'s default delayed row for ``w`` at ``rate_per_s`` (the unit: one
-    subscription, one partition)."""
+    subscription, one partition), with the workload's broker settings as plan options."""
     from trackerlab.models.design import DELAYED
     from trackerlab.planner.plan import plan
     from trackerlab.planner.workload import PlanWorkload
 
     workload = PlanWorkload.parse({
         "rate": f"{rate_per_s:.3f}/s", "delayed": "100%", "delay": w.plan_delay,
-        "subscriptions": w.subscriptions, "pulsar_version": version,
+        "subscriptions": w.subscriptions, "pulsar_version": version, **w.plan_overrides(),
     })  # fmt: skip
     rows = [r for r in plan(workload).rows if r.tracker == DELAYED.name and r.default]
     if len(rows) != 1:
         raise RuntimeError(f"plan gave {len(rows)} default delayed rows for {version}")
     return rows[0]
+
+
+def simulate_bytes(w: DelayedWorkload, design: str, rate_per_s: float) -> tuple[float, str]:
+    """``trackerlab simulate delayed``'s in-memory bytes of one subscription's index for
+    ``w`` (:func:`trackerlab.experiments.massive_delayed.simulate`: one subscription, entries
+    of one message, 0.5 s steps, the workload's ledger settings), the mean over the samples in
+    the steady window, with ``""``; or NaN and why it does not apply:
+
+    - a design the simulator has no model for;
+    - a fixed delay the lookahead pauses (the simulator reads every entry as it is written:
+      it has no ``delayedDeliveryFixedDelayDetectionLookahead``).
+
+    O(seconds / 0.5 + samples x sampled buckets)."""
+    from trackerlab.experiments import massive_delayed as md
+
+    if design not in md.DESIGNS:
+        return math.nan, f"simulate delayed has no {design} model"
+    settings = {BROKER_KNOBS[k][0]: int(v) for k, v in w.broker}
+    lookahead = settings.get("fixed_delay_lookahead", LOOKAHEAD_DEFAULT)
+    if w.kind == "fixed" and lookahead and rate_per_s * w.lo_ms / 1000 > lookahead:
+        return math.nan, "the lookahead pauses reads; simulate delayed has no lookahead"
+    scenario = md.DelayedScenario(
+        rate_per_s=rate_per_s, delay=w.plan_delay, days=w.seconds / md.DAY_S, batch_size=1,
+        subscriptions=1, step_s=0.5, samples=max(8, int(w.seconds)), tick_ms=TICK_MS,
+        entries_per_ledger=settings.get("entries_per_ledger", 50_000),
+        min_rollover_minutes=settings.get("ledger_min_rollover", 10),
+        max_rollover_minutes=settings.get("ledger_max_rollover", 240),
+        message_bytes=64, designs=(design,),
+    )  # fmt: skip
+    series = md.simulate(scenario).series()
+    t_s = series["time_h"] * 3600
+    window = series[(t_s >= w.steady_from_s) & (t_s <= w.seconds)]
+    if window.empty:
+        return math.nan, "no simulated sample in the steady window"
+    return float(window["memory_bytes"].mean()), ""
 
 
 def steady(samples: pd.DataFrame, w: DelayedWorkload) -> pd.DataFrame:
@@ -205,8 +344,15 @@ def steady(samples: pd.DataFrame, w: DelayedWorkload) -> pd.DataFrame:
 
 def compare(samples: pd.DataFrame, w: DelayedWorkload, version: str, rate: float) -> pd.DataFrame:
     """One row per subscription: measured deep size (steady mean), the broker's metric, the
-    plan's bytes and entries, and the error of the plan against the measured size."""
+    plan's bytes and entries, the error of the plan against the measured size, and
+    ``simulate delayed``'s figure and error (:func:`simulate_bytes`; NaN with a note where it
+    does not apply). A row is "broker behind" when the unread backlog, less what the plan
+    itself leaves unread (``rate x mean delay - plan entries``: the lookahead's pause), is
+    above :data:`BEHIND` of the plan's entries."""
     row = plan_row(w, version, rate)
+    simulated, not_simulated = simulate_bytes(w, row.design, rate)
+    # what the plan leaves in the ledger on purpose: the lookahead's pause (0 otherwise)
+    expected_unread = max(0.0, rate * w.mean_delay_ms / 1000 - row.entries)
     at = steady(samples, w)
     if at.empty:
         raise RuntimeError(f"{w.name}: no sample at steady state (from {w.steady_from_s:g} s)")
@@ -218,7 +364,7 @@ def compare(samples: pd.DataFrame, w: DelayedWorkload, version: str, rate: float
         # read from the ledger (msgBacklog - msgDelayed - unacked)
         unread = float((g["msg_backlog"] - g["msg_delayed"] - g["unacked"]).clip(lower=0).mean())
         error = (row.steady_bytes - measured) / measured if measured else math.nan
-        behind = unread > BEHIND * max(row.entries, 1.0)
+        behind = unread - expected_unread > BEHIND * max(row.entries, 1.0)
         out.append({
             "workload": w.name, "pulsar_version": version, "subscription": sub,
             "design": row.design, "tracker_class": g["tracker"].iloc[-1],
@@ -229,7 +375,10 @@ def compare(samples: pd.DataFrame, w: DelayedWorkload, version: str, rate: float
             "metric_index_bytes": float(metric.mean()) if len(metric) else math.nan,
             "plan_bytes": row.steady_bytes,
             "error": error,
-            "unread_backlog": unread,
+            "simulate_bytes": simulated,
+            "simulate_error": (simulated - measured) / measured if measured else math.nan,
+            "simulate_note": not_simulated,
+            "unread_backlog": unread, "expected_unread": expected_unread,
             "verdict": "broker behind" if behind else (
                 "within" if abs(error) <= TOLERANCE else "outside"),
             "metric_error": (float(metric.mean()) - measured) / measured
@@ -255,14 +404,20 @@ def run(
         raise UsageError(f"{w.name}: {w.seconds:g} s leave no steady sample")
     t_launch = time.monotonic()
     topic = f"delayed-{w.name}-{os.getpid()}"
-    with broker_host.running_host(version, run_dir) as (broker, client, built):
+    overrides = w.broker_overrides()
+    with broker_host.running_host(version, run_dir, broker_overrides=overrides) as (
+        broker, client, built,
+    ):  # fmt: skip
         say(f"Pulsar {broker.version} broker host ready in {broker.start_seconds:.1f} s "
             f"(pid {broker.pid}, {broker.run_dir})")  # fmt: skip
         spec = broker_load.LoadSpec(
             topic, w.subscription_names(), w.rate_per_s, w.seconds, w.java_delay
         )
         rows: list[dict[str, object]] = []
+        if overrides:
+            say("  broker.conf: " + ", ".join(f"{k}={v}" for k, v in overrides.items()))
         with broker_load.running_load(built, broker.service_url, spec, broker.run_dir) as load:
+            say(f"  workload client ready (pid {load.proc.pid}, log {load.log})")
             t0 = load.started_at or time.monotonic()
             next_at = w.sample_every_s
             while True:

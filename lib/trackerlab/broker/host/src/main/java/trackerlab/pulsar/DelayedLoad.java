@@ -24,7 +24,9 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * <p>Arguments {@code key=value}: {@code service} (pulsar://127.0.0.1:PORT), {@code topic},
  * {@code subscriptions} (comma-separated; Shared), {@code consumers} (per subscription),
  * {@code rate} (messages per second), {@code seconds} (how long to produce), {@code delay}
- * ({@code fixed:MS} or {@code uniform:LO_MS:HI_MS}), {@code seed}, {@code size} (payload bytes).
+ * ({@code fixed:MS}, {@code uniform:LO_MS:HI_MS}, or {@code mix:W*PART+W*PART...} whose parts
+ * are either form and whose weights need not sum to 1: a part is drawn by weight, then its
+ * delay), {@code seed}, {@code size} (payload bytes).
  *
  * <p>The consumers subscribe first (so the subscriptions exist before the first message),
  * then {@code ready} is printed and the producer sends at the rate, each message with
@@ -45,7 +47,7 @@ public final class DelayedLoad {
             int eq = arg.indexOf('=');
             a.put(arg.substring(0, eq), arg.substring(eq + 1));
         }
-        String[] delay = a.get("delay").split(":");
+        Delay delay = Delay.parse(a.get("delay"));
         double rate = Double.parseDouble(a.get("rate"));
         double seconds = Double.parseDouble(a.get("seconds"));
         int consumersPerSub = Integer.parseInt(a.getOrDefault("consumers", "1"));
@@ -89,9 +91,7 @@ public final class DelayedLoad {
             if (due > now) {
                 TimeUnit.NANOSECONDS.sleep(due - now);
             }
-            long ms = delay[0].equals("fixed") ? Long.parseLong(delay[1])
-                    : Long.parseLong(delay[1]) + (long) (random.nextDouble()
-                            * (Long.parseLong(delay[2]) - Long.parseLong(delay[1])));
+            long ms = delay.draw(random);
             producer.newMessage().value(payload).deliverAfter(ms, TimeUnit.MILLISECONDS)
                     .sendAsync().thenRun(sent::incrementAndGet);
             long elapsed = (System.nanoTime() - t0) / 1_000_000_000L;
@@ -127,6 +127,56 @@ public final class DelayedLoad {
         }
         client.close();
         System.exit(0);
+    }
+
+    /** A delay distribution: parts (fixed or uniform, in ms) with cumulative weights. */
+    private static final class Delay {
+        private final double[] cumulative;
+        private final long[] lo;
+        private final long[] hi;
+
+        private Delay(double[] cumulative, long[] lo, long[] hi) {
+            this.cumulative = cumulative;
+            this.lo = lo;
+            this.hi = hi;
+        }
+
+        static Delay parse(String text) {
+            String[] parts = text.startsWith("mix:") ? text.substring(4).split("\\+")
+                    : new String[] {"1*" + text};
+            double[] cumulative = new double[parts.length];
+            long[] lo = new long[parts.length];
+            long[] hi = new long[parts.length];
+            double total = 0;
+            for (int i = 0; i < parts.length; i++) {
+                int star = parts[i].indexOf('*');
+                double weight = Double.parseDouble(parts[i].substring(0, star));
+                String[] f = parts[i].substring(star + 1).split(":");
+                if (weight <= 0 || !(f[0].equals("fixed") && f.length == 2
+                        || f[0].equals("uniform") && f.length == 3)) {
+                    throw new IllegalArgumentException("delay: bad part " + parts[i]);
+                }
+                total += weight;
+                cumulative[i] = total;
+                lo[i] = Long.parseLong(f[1]);
+                hi[i] = f[0].equals("fixed") ? lo[i] : Long.parseLong(f[2]);
+            }
+            for (int i = 0; i < parts.length; i++) {
+                cumulative[i] /= total;
+            }
+            return new Delay(cumulative, lo, hi);
+        }
+
+        long draw(SplittableRandom random) {
+            int i = 0;
+            if (cumulative.length > 1) {
+                double u = random.nextDouble();
+                while (i < cumulative.length - 1 && u >= cumulative[i]) {
+                    i++;
+                }
+            }
+            return lo[i] == hi[i] ? lo[i] : lo[i] + (long) (random.nextDouble() * (hi[i] - lo[i]));
+        }
     }
 
     private static void report(long seconds, long sent, long received, long acked) {
