@@ -45,9 +45,12 @@ def run_cli_until(
     on_match: Callable[[subprocess.Popen], None],
     env: dict[str, str] | None = None,
     timeout: float = 300,
+    stream: str = "stderr",
 ) -> CliResult:
     """Run ``python -m trackerlab ARGS`` in a process group of its own and call
-    ``on_match(proc)`` once a stderr line matches ``pattern`` (to kill it, or a part of it)."""
+    ``on_match(proc)`` once a line of ``stream`` (``stderr`` or ``stdout``; give
+    ``PYTHONUNBUFFERED=1`` in ``env`` for stdout) matches ``pattern`` (to kill it, or a part
+    of it)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "trackerlab", *args],
         cwd=REPO,
@@ -57,8 +60,11 @@ def run_cli_until(
         text=True,
         start_new_session=True,
     )
+    watched, other = (
+        (proc.stderr, proc.stdout) if stream == "stderr" else (proc.stdout, proc.stderr)
+    )
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)
+    reader = threading.Thread(target=lambda: lines.extend(watched), daemon=True)
     reader.start()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
@@ -66,10 +72,13 @@ def run_cli_until(
             on_match(proc)
             break
         time.sleep(0.05)
-    out = proc.stdout.read()
+    rest = other.read()
     proc.wait(timeout=timeout)
     reader.join(timeout=30)
-    return CliResult(proc.returncode, out, "".join(lines))
+    seen = "".join(lines)
+    if stream == "stderr":
+        return CliResult(proc.returncode, rest, seen)
+    return CliResult(proc.returncode, seen, rest)
 
 
 @pytest.fixture

@@ -21,6 +21,9 @@ from tests.conftest import assert_one_line_error, run_cli
         (("status", "--dir", "/nonexistent/run"), ["no broker run there"]),
         (("stop", "--dir", "/nonexistent/run"), ["no broker run there"]),
         (("frobnicate",), ["invalid choice"]),
+        (("run", "all", "--workload", "fixed-20s"), ["--workload fixed-20s", "not all"]),
+        (("run", "delayed", "--workload", "nope"), ["--workload nope: not in this set"]),
+        (("run", "everything"), ["invalid choice: 'everything'"]),
     ],
 )
 def test_bad_input_is_one_line(args, needles):
@@ -33,3 +36,33 @@ def test_status_without_runs_says_so(tmp_path):
     assert result.returncode == 3 and result.stdout.strip() == "no broker running"
     result = run_cli("broker", "stop", env=env)
     assert result.returncode == 0 and result.stdout.strip() == "no broker running"
+
+
+def test_run_all_runs_every_registered_experiment_and_fails_if_one_fails(monkeypatch, capsys):
+    """``broker run all`` iterates the registry: a later experiment plugs in by adding a
+    runner; one outside (exit 1) makes the whole run exit 1, the others still run."""
+    import argparse
+
+    from trackerlab.commands import broker_run
+
+    calls = []
+
+    def runner(name, code):
+        def go(args):
+            calls.append((name, args.smoke))
+            print(f"table of {name}")
+            return code
+
+        return go
+
+    monkeypatch.setattr(
+        broker_run, "RUNNERS", {"delayed": runner("delayed", 1), "later": runner("later", 0)}
+    )
+    args = argparse.Namespace(experiment="all", workload=None, smoke=True)
+    assert broker_run.run(args) == 1
+    assert calls == [("delayed", True), ("later", True)]
+    out = capsys.readouterr().out
+    assert "table of delayed" in out and "table of later" in out
+    assert "broker run all: delayed exit 1, later ok" in out
+    monkeypatch.setattr(broker_run, "RUNNERS", {"later": runner("later", 0)})
+    assert broker_run.run(args) == 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trackerlab.broker import config, process
 
 PORTS = config.Ports(broker=41001, web=41002, bookie=41003)
@@ -46,3 +48,12 @@ def test_properties_and_argument_files_round_trip(tmp_path):
     lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
     assert lines == ["a=1", "bindAddress=127.0.0.1"]
     assert process._argfile(['-Dx=a "b"', "C:\\p"]) == '"-Dx=a \\"b\\""\n"C:\\\\p"\n'
+
+
+def test_overrides_come_last_but_never_touch_loopback():
+    props = config.broker_properties(PORTS, "lo", {"managedLedgerMaxEntriesPerLedger": "5000"})
+    assert props["managedLedgerMaxEntriesPerLedger"] == "5000"
+    assert props["bindAddress"] == "127.0.0.1"
+    for key in ("bindAddress", "advertisedListeners", "listeningInterface"):
+        with pytest.raises(ValueError, match=key):
+            config.broker_properties(PORTS, "lo", {key: "0.0.0.0"})

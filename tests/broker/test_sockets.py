@@ -66,3 +66,40 @@ def test_listening_sockets_of_this_process_say_which_are_loopback():
 def test_group_pids_lists_this_process_group():
     assert os.getpid() in sockets.group_pids(os.getpgid(0))
     assert sockets.group_pids(2**22 + 12345) == []
+
+
+def test_open_sockets_flag_udp_and_tcp_off_loopback():
+    """A UDP socket bound to 0.0.0.0 is off loopback, one on 127.0.0.1 is not; a TCP
+    connection between two loopback ends is not; nothing else of this process is listed."""
+    held = []
+    try:
+        wide = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        wide.bind(("0.0.0.0", 0))
+        local = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        local.bind(("127.0.0.1", 0))
+        server = socket.socket()
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        client = socket.create_connection(server.getsockname())
+        held += [wide, local, server, client]
+        ports = {s.getsockname()[1] for s in held}
+        found = [s for s in sockets.open_sockets([os.getpid()]) if s.port in ports]
+        udp = {s.port: s for s in found if s.protocol == "udp"}
+        assert udp[wide.getsockname()[1]].listening and not udp[wide.getsockname()[1]].loopback
+        assert udp[local.getsockname()[1]].loopback
+        conn = [s for s in found if s.protocol == "tcp" and s.port == client.getsockname()[1]]
+        assert conn and conn[0].remote_port == server.getsockname()[1] and conn[0].loopback
+        off = [s for s in sockets.off_loopback([os.getpid()]) if s.port in ports]
+        assert [s.port for s in off] == [wide.getsockname()[1]], [str(s) for s in off]
+        assert "udp 0.0.0.0:" in str(off[0])
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_connection_to_another_host_is_off_loopback():
+    """The remote end counts: 127.0.0.1 talking to 10.0.0.1 is not loopback (no traffic is
+    sent: the row is built, as /proc would give it)."""
+    far = sockets.Bound("tcp", "127.0.0.1", 40000, "10.0.0.1", 6650, "01", 1)
+    near = sockets.Bound("tcp", "127.0.0.1", 40000, "127.0.0.1", 6650, "01", 1)
+    assert not far.loopback and near.loopback and not near.listening

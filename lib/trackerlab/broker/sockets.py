@@ -4,6 +4,9 @@
 port, close). :func:`listening_sockets` lists what a process group listens on: the socket
 inodes of each process's ``/proc/<pid>/fd`` matched against the ``LISTEN`` rows of its
 ``/proc/<pid>/net/tcp`` and ``tcp6``, so a test can check that every one is on loopback.
+:func:`open_sockets` lists every TCP and UDP socket of a set of processes (local and remote
+end), and :func:`off_loopback` those that listen on, are bound to or are connected to an
+address other than loopback (a broker or a workload client must have none).
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LOOPBACK", "Listening", "free_ports", "group_pids", "listening_sockets"]
+__all__ = [
+    "LOOPBACK", "Bound", "Listening", "free_ports", "group_pids", "listening_sockets",
+    "off_loopback", "open_sockets",
+]  # fmt: skip
 
 LOOPBACK = "127.0.0.1"
 _TCP_LISTEN = "0A"  # TCP_LISTEN in /proc/net/tcp's "st" column (include/net/tcp_states.h)
@@ -120,3 +126,72 @@ def listening_sockets(pids: list[int]) -> list[Listening]:
                 address, port = cols[1].split(":")
                 found.add(Listening(_address(address), int(port, 16), pid))
     return sorted(found)
+
+
+_PROTOCOLS = ("tcp", "tcp6", "udp", "udp6")
+_UDP_UNCONNECTED = "07"  # TCP_CLOSE: an unconnected UDP socket (bound, or not yet)
+
+
+@dataclass(frozen=True, order=True)
+class Bound:
+    """One TCP or UDP socket a process holds: its protocol, local and remote end, state."""
+
+    protocol: str  # tcp, tcp6, udp, udp6
+    address: str
+    port: int
+    remote: str
+    remote_port: int
+    state: str  # /proc/net's "st" column, hex (0A: TCP listen; 07: UDP unconnected)
+    pid: int
+
+    @property
+    def listening(self) -> bool:
+        """A TCP socket in LISTEN, or a UDP socket with a local port (it receives)."""
+        if self.protocol.startswith("tcp"):
+            return self.state == _TCP_LISTEN
+        return self.port != 0
+
+    @property
+    def loopback(self) -> bool:
+        """Its local end is on loopback and so is its remote end, if it has one."""
+        remote = Listening(self.remote, self.remote_port, self.pid)
+        connected = self.remote_port != 0
+        return Listening(self.address, self.port, self.pid).loopback and (
+            not connected or remote.loopback
+        )
+
+    def __str__(self) -> str:
+        local = Listening(self.address, self.port, self.pid)
+        far = (
+            f" -> {Listening(self.remote, self.remote_port, self.pid)}" if self.remote_port else ""
+        )
+        return f"{self.protocol} {local}{far} (pid {self.pid}, state {self.state})"
+
+
+def open_sockets(pids: list[int]) -> list[Bound]:
+    """Every TCP and UDP socket (IPv4 and IPv6) held by ``pids``: each process's socket
+    inodes (``/proc/<pid>/fd``) matched against its ``/proc/<pid>/net/{tcp,tcp6,udp,udp6}``.
+    A process that has exited is skipped. O(sockets)."""
+    found: set[Bound] = set()
+    for pid in pids:
+        inodes = _socket_inodes(pid)
+        for table in _PROTOCOLS:
+            try:
+                lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+            except OSError:
+                continue
+            for line in lines:
+                cols = line.split()
+                if cols[9] not in inodes:
+                    continue
+                address, port = cols[1].split(":")
+                remote, remote_port = cols[2].split(":")
+                found.add(Bound(table, _address(address), int(port, 16), _address(remote),
+                                int(remote_port, 16), cols[3], pid))  # fmt: skip
+    return sorted(found)
+
+
+def off_loopback(pids: list[int]) -> list[Bound]:
+    """The sockets of ``pids`` that reach past loopback: listening (TCP) or bound (UDP) on
+    another address, or connected to one. An empty list is what a test wants."""
+    return [s for s in open_sockets(pids) if (s.listening or s.remote_port) and not s.loopback]

@@ -1,0 +1,143 @@
+"""The safety of a live run: what the broker and the workload client listen on and connect
+to, and what an interrupted or failed ``trackerlab broker run delayed --smoke`` leaves.
+
+Each test starts a real broker (``BrokerHost``, 20-40 s on two cores) and the Java client.
+They skip only when Java, ``mvn`` or Maven Central is missing (one line naming which). The
+processes are checked by PID from ``/proc`` (an independent source: not the run's own files):
+every PID the run had must be gone (or a zombie) afterwards, and ``--out`` must hold nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli_until
+from trackerlab import broker
+from trackerlab.broker import host, loadgen, sockets
+from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
+
+VERSION = broker.DEFAULT_VERSION
+
+
+@pytest.fixture(scope="module")
+def built():
+    """The release's broker class path and host build; skips, naming what is missing."""
+    try:
+        broker.prepare(VERSION)
+        return host.build(VERSION)
+    except broker.BrokerUnavailable as exc:
+        pytest.skip(str(exc))
+    except MavenUnavailable as exc:
+        pytest.skip(f"the broker host cannot be built: {exc}")
+
+
+def _alive(pid: int) -> bool:
+    """``/proc/<pid>`` exists and is not a zombie."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return text[text.rindex(")") + 2] not in "ZX"
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_broker_and_client_listen_and_connect_on_loopback_only(built):
+    """While the workload produces: every TCP/UDP socket of the broker's process group and of
+    the client JVM is on 127.0.0.1 (listening, bound or connected). The check must see
+    something: the broker's three ports listen, and the client holds a connection to the
+    broker's binary port."""
+    with host.running_host(VERSION) as (b, _client, hb):
+        spec = loadgen.LoadSpec("safety", ("s",), 200, 10, "uniform:0:5000")
+        with loadgen.running_load(hb, b.service_url, spec, b.run_dir) as load:
+            time.sleep(4)
+            assert load.alive()
+            broker_pids = sockets.group_pids(b.pid)
+            client_pids = [load.proc.pid]
+            assert b.pid in broker_pids
+            found = sockets.open_sockets(broker_pids + client_pids)
+            off = sockets.off_loopback(broker_pids + client_pids)
+            listening = {s.port for s in found if s.listening and s.pid in broker_pids}
+            to_broker = [s for s in found if s.pid == load.proc.pid
+                         and s.remote_port == b.ports.broker]  # fmt: skip
+    assert off == [], [str(s) for s in off]
+    assert {b.ports.broker, b.ports.web, b.ports.bookie} <= listening, sorted(listening)
+    assert to_broker and all(s.remote == "127.0.0.1" for s in to_broker)
+    assert not _alive(b.pid) and not _alive(load.proc.pid)
+
+
+def _run_and(how: str, out: Path) -> tuple[object, dict[str, int]]:
+    """``broker run delayed --smoke``; at its second sample (about 8 s of load), ``how``:
+    Ctrl-C (SIGINT to the command) or SIGKILL to the workload client. Returns the result and
+    the PIDs seen then."""
+    pids: dict[str, int] = {}
+
+    def act(proc: subprocess.Popen) -> None:
+        for child in _children(proc.pid):
+            line = _cmdline(child)
+            if b"DelayedLoad" in line:
+                pids["client"] = child
+            elif b"BrokerHost" in line:
+                pids["broker"] = child
+        if how == "Ctrl-C":
+            proc.send_signal(signal.SIGINT)
+        else:
+            os.kill(pids["client"], signal.SIGKILL)
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    args = ["broker", "run", "delayed", "--smoke", "--pulsar-version", VERSION, "--out", str(out)]
+    result = run_cli_until(args, r"^\s+t=\s*8\.\d s", act, env=env, timeout=600, stream="stdout")
+    return result, pids
+
+
+def _nothing_left(pids: dict[str, int], out: Path) -> None:
+    assert set(pids) == {"broker", "client"}, pids
+    deadline = time.monotonic() + 10  # the kernel reparents and reaps the exited JVMs
+    while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [name for name, p in pids.items() if _alive(p)], f"left running: {pids}"
+    assert not out.exists() or not any(out.iterdir()), sorted(out.iterdir())
+
+
+def test_ctrl_c_mid_run_leaves_no_process_and_no_result(tmp_path, built):
+    out = tmp_path / "out"
+    result, pids = _run_and("Ctrl-C", out)
+    assert result.returncode == 130, (result.stdout[-2000:], result.stderr[-2000:])
+    _nothing_left(pids, out)
+
+
+def test_a_killed_client_is_one_line_naming_its_log(tmp_path, built):
+    out = tmp_path / "out"
+    result, pids = _run_and("kill the client", out)
+    assert result.returncode == 1, (result.stdout[-2000:], result.stderr[-2000:])
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "the workload client died mid-run" in lines[0]
+    log = re.search(r"log: (\S+load\.log)", lines[0])
+    assert log and Path(log.group(1)).is_file(), lines[0]
+    _nothing_left(pids, out)
