@@ -227,7 +227,8 @@ FIELDS: tuple[Field, ...] = (
         "fixed_delay_lookahead",
         _int_in(0, 1_000_000_000),
         "delayedDeliveryFixedDelayDetectionLookahead: with one fixed delay the dispatcher "
-        "stops reading once the tracker holds this many messages (0: never)",
+        "stops reading once the tracker holds this many messages (0: never), only until the "
+        "first comes due (no effect at steady state)",
         "50000",
         "fixed_delay_lookahead",
     ),

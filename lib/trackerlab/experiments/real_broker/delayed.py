@@ -73,9 +73,6 @@ TOLERANCE_REASON = (
 BEHIND = 0.05
 #: The broker's default delayedDeliveryTickTimeMillis (ServiceConfiguration, 2.11 - 4.2).
 TICK_MS = 1000
-#: delayedDeliveryFixedDelayDetectionLookahead's default (ServiceConfiguration.java:424 at
-#: v4.2.4, :418 at v4.0.8).
-LOOKAHEAD_DEFAULT = 50_000
 
 
 #: Broker settings a workload may override: ``ServiceConfiguration`` key -> (the plan option
@@ -193,9 +190,11 @@ SMOKE = (
 #: - one fixed delay of 40 s at 1,500/s (60,000 messages in flight) with the fixed-delay
 #:   lookahead at 0 (never pause) and at its default, 50,000: the tracker reaches 50,000 at
 #:   about 33 s, ``shouldPauseAllDeliveries`` turns true while nothing is due
-#:   (``InMemoryDelayedDeliveryTracker.java:300`` at v4.2.4), reads stop and about 10,000
-#:   entries wait in the ledger (the plan caps the tracker at the lookahead; that unread
-#:   backlog is expected, not "behind": :func:`compare`). Steady from 42 s, 52 s of load;
+#:   (``InMemoryDelayedDeliveryTracker.java:300`` at v4.2.4) and reads stop, until the first
+#:   message comes due at 40 s: its replay clears ``messagesHaveFixedDelay``, and the
+#:   tracker then holds every message in flight as with the lookahead at 0
+#:   (:func:`trackerlab.planner.plan.lookahead_delay`). Steady from 42 s, 52 s of load; a
+#:   backlog the plan leaves unread on purpose would not count as "behind" (:func:`compare`);
 #: - ledgers rolling on entries: ``managedLedgerMaxEntriesPerLedger`` 5,000 with
 #:   ``managedLedgerMinLedgerRolloverTimeMinutes`` 0 (a ledger every 5 s at 1,000/s; the
 #:   default minimum of 10 minutes would keep one ledger for the whole run), uniform 0-30 s:
@@ -307,9 +306,11 @@ def simulate_bytes(w: DelayedWorkload, design: str, rate_per_s: float) -> tuple[
     of one message, 0.5 s steps, the workload's ledger settings), the mean over the samples in
     the steady window, with ``""``; or NaN and why it does not apply:
 
-    - a design the simulator has no model for;
-    - a fixed delay the lookahead pauses (the simulator reads every entry as it is written:
-      it has no ``delayedDeliveryFixedDelayDetectionLookahead``).
+    - a design the simulator has no model for.
+
+    The simulator has no ``delayedDeliveryFixedDelayDetectionLookahead``; neither has the
+    steady state (the pause ends when the first message comes due:
+    :func:`trackerlab.planner.plan.lookahead_delay`), so the lookahead rows are simulated too.
 
     O(seconds / 0.5 + samples x sampled buckets)."""
     from trackerlab.experiments import massive_delayed as md
@@ -317,9 +318,6 @@ def simulate_bytes(w: DelayedWorkload, design: str, rate_per_s: float) -> tuple[
     if design not in md.DESIGNS:
         return math.nan, f"simulate delayed has no {design} model"
     settings = {BROKER_KNOBS[k][0]: int(v) for k, v in w.broker}
-    lookahead = settings.get("fixed_delay_lookahead", LOOKAHEAD_DEFAULT)
-    if w.kind == "fixed" and lookahead and rate_per_s * w.lo_ms / 1000 > lookahead:
-        return math.nan, "the lookahead pauses reads; simulate delayed has no lookahead"
     scenario = md.DelayedScenario(
         rate_per_s=rate_per_s, delay=w.plan_delay, days=w.seconds / md.DAY_S, batch_size=1,
         subscriptions=1, step_s=0.5, samples=max(8, int(w.seconds)), tick_ms=TICK_MS,
