@@ -9,12 +9,14 @@ from trackerlab import releases
 from trackerlab.catalog import CATALOG
 from trackerlab.errors import UsageError
 from trackerlab.models.delayed.time_buckets import VARIANTS as BUCKET_VARIANTS
+from trackerlab.models.nack.time_buckets import VARIANTS as NACK_VARIANTS
 from trackerlab.models.primitives.triple_heap import VERSIONS as HEAP_VERSIONS
 
 #: variant knobs the table may give, per design (checked against the models' own names)
 KNOWN_VARIANTS = {
     "triple-heap": set(HEAP_VERSIONS),
     "time-buckets": {v if v != "c" else "a+counter" for v in BUCKET_VARIANTS},
+    "nack-time-buckets": set(NACK_VARIANTS),
 }
 LINES = (
     "2.10",

@@ -110,6 +110,13 @@ def annotate(
             # still streams values(), after which the views stay (4.2.4 measured)
             result.details["metric_views_jvm_bytes"] = views
             result.details["counters_jvm_bytes"] = atomic_long(layout)
+    if choice.variant == "ids-map":
+        # 4.2's NegativeAcksTracker also holds nackedMessageIds, empty for untraced, unchunked ids
+        from trackerlab.models.nack.time_buckets import ids_map_bytes
+
+        ids = ids_map_bytes(choice.variant, layout)
+        result.jvm_bytes = (result.jvm_bytes or 0) + ids
+        result.details["ids_map_jvm_bytes"] = ids
     result.details["pulsar_java"] = choice.java
     return result
 

@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-#: Experiments ``broker run`` knows (nack and pending-acks are not built yet).
-EXPERIMENTS = ("delayed",)
+#: Experiments ``broker run`` knows (each has a runner in :data:`RUNNERS`).
+EXPERIMENTS = ("delayed", "nack", "pending-acks")
 #: ``broker run all``: every experiment in :data:`RUNNERS`, in turn.
 ALL = "all"
 
@@ -27,6 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
             "subscription's delayedDeliveryTracker, the broker's delayedMessageIndexSizeInBytes, "
             "msgDelayed, msgBacklog, unacked and availablePermits. Prints measured, the "
             "broker's metric, the plan and the error, and writes Parquet with provenance. "
+            "nack: a Java consumer nacking a share of messages (delayed ones among them) "
+            "measures its own NegativeAcksTracker with JOL. pending-acks: consumers holding "
+            "acks, never acking (up to maxUnackedMessagesPerConsumer) or nacking; the broker "
+            "measures each consumer's pendingAcks with JOL. all: each experiment in turn. "
             "Exit 1 when the plan is off by more than the tolerance (5%)."
         ),
     )
@@ -46,9 +50,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--workload",
         default=None,
         metavar="NAME",
-        help="run only this workload of the set (delayed smoke: uniform-0-15s; delayed full: "
-        "uniform-0-60s, fixed-20s, fixed-20s-2k, mix-5s-0-30s, fixed-40s-lookahead-0, "
-        "fixed-40s-lookahead-50k, uniform-0-30s-ledger-5k, uniform-0-20s-ledger-1min)",
+        help="run only this workload of the experiment's set (delayed smoke: uniform-0-15s; "
+        "delayed full: uniform-0-60s, fixed-20s, fixed-20s-2k, mix-5s-0-30s, "
+        "fixed-40s-lookahead-0, fixed-40s-lookahead-50k, uniform-0-30s-ledger-5k, "
+        "uniform-0-20s-ledger-1min; nack smoke: 10pct-2s-delayed; nack full: 2pct-1s, 10pct-10s, "
+        "10pct-10s-delayed; pending-acks: see its --smoke and full sets in docs/real-pulsar.md)",
     )
     q.add_argument(
         "--out",
@@ -79,58 +85,136 @@ def run(args: argparse.Namespace) -> int:
     return max(codes.values(), default=0)
 
 
-def run_delayed(args: argparse.Namespace) -> int:
-    """Run the delayed experiment on each release; print one table; write the results."""
-    from trackerlab.broker import BrokerFailed, select_release
-    from trackerlab.broker.host import HostFailed
-    from trackerlab.broker.loadgen import LoadFailed
+def _versions(args: argparse.Namespace) -> list[str]:
+    from trackerlab.broker import select_release
+
+    return [select_release(v).version for v in (args.pulsar_version or "").split(",")]
+
+
+def _select(workloads: tuple, name: str | None) -> tuple:
+    """The set, or its one workload ``name`` (UsageError when not in the set)."""
     from trackerlab.errors import UsageError
-    from trackerlab.experiments.real_broker import delayed
+
+    if name is None:
+        return workloads
+    names = [w.name for w in workloads]
+    if name not in names:
+        raise UsageError(f"--workload {name}: not in this set ({', '.join(names)})")
+    return tuple(w for w in workloads if w.name == name)
+
+
+def _run_set(args: argparse.Namespace, experiment, describe: Callable[[object], str]) -> list:
+    """Run ``experiment``'s set (``--smoke``: its SMOKE) on each release, printing a line per
+    workload and one when it is done; returns the results, or raises the broker's, host's or
+    client's one-line failure."""
+    versions = _versions(args)
+    workloads = _select(experiment.SMOKE if args.smoke else experiment.FULL, args.workload)
+    results = []
+    for version in versions:
+        for w in workloads:
+            print(f"{w.name} on Pulsar {version}: {describe(w)}")
+            r = experiment.run(w, version, say=print)
+            results.append(r)
+            rss = f"{r.broker_rss_bytes / 2**20:.0f} MiB" if r.broker_rss_bytes else "?"
+            print(f"  done in {r.run_seconds:.0f} s (broker start {r.start_seconds:.1f} s, "
+                  f"RSS {rss}, achieved {r.achieved_rate_per_s:.0f} msg/s)")  # fmt: skip
+    return results
+
+
+def _finish(args, experiment, results: list, table: str, not_compared: str, why: str) -> int:
+    """Print the table, write the results, state the worst error over the compared rows;
+    exit 1 when a row is outside the tolerance."""
     from trackerlab.paths import data_dir
 
-    versions = [select_release(v).version for v in (args.pulsar_version or "").split(",")]
-    workloads = delayed.SMOKE if args.smoke else delayed.FULL
-    if args.workload is not None:
-        names = [w.name for w in workloads]
-        if args.workload not in names:
-            raise UsageError(f"--workload {args.workload}: not in this set ({', '.join(names)})")
-        workloads = tuple(w for w in workloads if w.name == args.workload)
     out = args.out if args.out is not None else data_dir() / "broker"
-    results = []
-    try:
-        for version in versions:
-            for w in workloads:
-                print(f"{w.name} on Pulsar {version}: {w.rate_per_s:g} msg/s for {w.seconds:g} s, "
-                      f"delay {w.plan_delay}, {w.subscriptions} Shared subscriptions")  # fmt: skip
-                r = delayed.run(w, version, say=print)
-                results.append(r)
-                rss = f"{r.broker_rss_bytes / 2**20:.0f} MiB" if r.broker_rss_bytes else "?"
-                print(f"  done in {r.run_seconds:.0f} s (broker start {r.start_seconds:.1f} s, "
-                      f"RSS {rss}, achieved {r.achieved_rate_per_s:.0f} msg/s)")  # fmt: skip
-    except (BrokerFailed, HostFailed, LoadFailed) as exc:
-        print(f"trackerlab: broker run: {exc}", file=sys.stderr)
-        return 1
-    table = format_table(results)
     print()
     print(table)
-    paths = delayed.write_results(results, out, args.smoke)
+    paths = experiment.write_results(results, out, args.smoke)
     print(f"\nwrote {len(paths)} files under {out}")
     rows = [c for r in results for c in r.comparison.itertuples()]
-    kept_up = [c for c in rows if c.verdict != "broker behind"]
+    kept_up = [c for c in rows if c.verdict != not_compared]
     if kept_up:
         worst = max(abs(c.error) for c in kept_up)
         print(f"worst error of the plan against the measured deep size: {worst:.2%} "
-              f"(tolerance {delayed.TOLERANCE:.0%}; {len(kept_up)} of {len(rows)} rows)")  # fmt: skip
-    behind = len(rows) - len(kept_up)
-    if behind:
-        print(f"{behind} rows not compared: the broker's dispatcher fell behind (entries in the "
-              "backlog it had not read into the tracker; the plan assumes every entry is read "
-              "as written)")  # fmt: skip
+              f"(tolerance {experiment.TOLERANCE:.0%}; {len(kept_up)} of {len(rows)} rows)")  # fmt: skip
+    if len(kept_up) < len(rows):
+        print(f"{len(rows) - len(kept_up)} rows not compared: {why}")
     return 1 if any(c.verdict == "outside" for c in rows) else 0
 
 
+def _guarded(runner: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A runner whose broker, host or client failure is one line and exit 1."""
+
+    def guarded(args: argparse.Namespace) -> int:
+        from trackerlab.broker import BrokerFailed
+        from trackerlab.broker.host import HostFailed
+        from trackerlab.broker.loadgen import LoadFailed
+
+        try:
+            return runner(args)
+        except (BrokerFailed, HostFailed, LoadFailed) as exc:
+            print(f"trackerlab: broker run: {exc}", file=sys.stderr)
+            return 1
+
+    guarded.__doc__ = runner.__doc__
+    return guarded
+
+
+@_guarded
+def run_delayed(args: argparse.Namespace) -> int:
+    """``broker run delayed``: each workload on each release; one table; the results."""
+    from trackerlab.experiments.real_broker import delayed
+
+    results = _run_set(args, delayed, lambda w: (
+        f"{w.rate_per_s:g} msg/s for {w.seconds:g} s, delay {w.plan_delay}, "
+        f"{w.subscriptions} Shared subscriptions"))  # fmt: skip
+    return _finish(args, delayed, results, format_table(results), "broker behind",
+                   "the broker's dispatcher fell behind (entries in the backlog it had not read "
+                   "into the tracker; the plan assumes every entry is read as written)")  # fmt: skip
+
+
+@_guarded
+def run_nack(args: argparse.Namespace) -> int:
+    """``broker run nack``: each workload on each release; one table; the results."""
+    from trackerlab.experiments.real_broker import nack
+
+    results = _run_set(args, nack, lambda w: f"{w.describe()}, one Shared consumer")
+    return _finish(args, nack, results, format_nack_table(results), "client behind",
+                   "the consumer never kept up with the producer long enough (receipt lag above "
+                   f"{nack.BEHIND_LAG_MS} ms)")  # fmt: skip
+
+
+def _describe_pending(w) -> str:
+    cap = f"maxUnackedMessagesPerConsumer {w.max_unacked:,}" if w.max_unacked else (
+        "the release's maxUnackedMessagesPerConsumer")  # fmt: skip
+    subs = ", ".join(f"{s.name} ({s.java_mode})" for s in w.subscriptions)
+    return (f"{w.rate_per_s:g} msg/s for {w.seconds:g} s, {cap}; Shared subscriptions, one "
+            f"consumer each: {subs}")  # fmt: skip
+
+
+@_guarded
+def run_pending_acks(args: argparse.Namespace) -> int:
+    """``broker run pending-acks``: each workload on each release; one table; the results."""
+    from trackerlab.experiments.real_broker import pending_acks
+
+    results = _run_set(args, pending_acks, _describe_pending)
+    return _finish(args, pending_acks, results, format_pending_table(results), "", "")
+
+
 #: Experiment name -> runner (``args`` -> exit code) for ``broker run NAME`` and ``all``.
-RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {"delayed": run_delayed}
+RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "delayed": run_delayed,
+    "nack": run_nack,
+    "pending-acks": run_pending_acks,
+}
+
+
+def _render(head: tuple[str, ...], lines: list[tuple]) -> str:
+    """Columns padded to their widest cell, a rule under the header."""
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines, strict=True)]
+    rows = [head, tuple("-" * w for w in widths), *lines]
+    return "\n".join("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True))
+                     for row in rows)  # fmt: skip
 
 
 def format_table(results: list) -> str:
@@ -155,7 +239,40 @@ def format_table(results: list) -> str:
                 c.verdict if c.verdict != "broker behind"
                 else f"broker behind ({c.unread_backlog:,.0f} unread)",
             ))  # fmt: skip
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *lines, strict=True)]
-    rows = [head, tuple("-" * w for w in widths), *lines]
-    return "\n".join("  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True))
-                     for row in rows)  # fmt: skip
+    return _render(head, lines)
+
+
+def format_nack_table(results: list) -> str:
+    """One table: measured deep size of the consumer's tracker, the plan's nack row, the
+    error, the entries."""
+    head = ("release", "workload", "tracker (plan design)", "measured B", "of which ids map B",
+            "plan B", "error", "entries (client/plan)", "verdict")  # fmt: skip
+    lines = []
+    for r in results:
+        for c in r.comparison.itertuples():
+            ids = "n/a" if not c.nacked_ids_bytes >= 0 else f"{c.nacked_ids_bytes:,.0f}"
+            lines.append((
+                c.pulsar_version, c.workload, f"NegativeAcksTracker ({c.design})",
+                f"{c.measured_deep_bytes:,.0f}", ids, f"{c.plan_bytes:,}",
+                "n/a" if c.error != c.error else f"{c.error:+.2%}",
+                f"{c.measured_entries:,.0f}/{c.plan_entries:,.0f}", c.verdict,
+            ))  # fmt: skip
+    return _render(head, lines)
+
+
+def format_pending_table(results: list) -> str:
+    """One table: measured deep size of pendingAcks, the plan, the error, entries, blocked."""
+    head = ("release", "workload", "sub (mode)", "layout (plan design)", "measured B", "plan B",
+            "error", "entries (broker/plan)", "unacked msgs", "blocked", "verdict")  # fmt: skip
+    lines = []
+    for r in results:
+        for c in r.comparison.itertuples():
+            blocked = "no" if c.blocked_share == 0 else (
+                "yes" if c.blocked_share == 1 else f"{c.blocked_share:.0%} of samples")  # fmt: skip
+            lines.append((
+                c.pulsar_version, c.workload, f"{c.subscription} ({c.mode})",
+                f"{c.root} ({c.design})", f"{c.measured_deep_bytes:,.0f}", f"{c.plan_bytes:,}",
+                f"{c.error:+.2%}", f"{c.measured_entries:,.0f}/{c.plan_entries:,.0f}",
+                f"{c.unacked:,.0f}", blocked, c.verdict,
+            ))  # fmt: skip
+    return _render(head, lines)

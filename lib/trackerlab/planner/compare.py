@@ -26,6 +26,7 @@ FACTS = {
     "delayed_variant": "delayed index variant",
     "nack_design": "nack tracker design",
     "nack_shape": "nack tracker Java shape",
+    "nack_variant": "nack tracker variant",
     "pending_acks_design": "pending acks design",
     "roaring_art": "RoaringBitmap ART generation",
 }

@@ -50,6 +50,8 @@ class PulsarDefaults:
     bucket_design: str | None = None
     #: the Java shape of the release's time-bucket designs (None: the design's first)
     nack_shape: str | None = None
+    #: the nack design's variant (``ids-map``: 4.2's empty ``nackedMessageIds`` beside it)
+    nack_variant: str | None = None
     delayed_shape: str | None = None
     #: the delayed design's variant (``a``: 4.0.1-4.0.5, whose adds cache values views)
     delayed_variant: str | None = None
@@ -85,6 +87,7 @@ def defaults_for(version: str | None) -> PulsarDefaults:
         pending_acks_design=rel.design("pending_acks"),
         bucket_design=rel.design("delayed_bucket"),
         nack_shape=rel.choice("nack").shape,
+        nack_variant=rel.choice("nack").variant,
         delayed_shape=rel.choice("delayed").shape,
         delayed_variant=rel.choice("delayed").variant,
         roaring_art=rel.roaring_art,

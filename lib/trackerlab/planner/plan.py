@@ -480,6 +480,7 @@ def nack_rows(
         shape = release_shape(w, name)
         steady = design.from_counts(steady_counts, shape, layout)  # type: ignore[misc]
         peak = design.from_counts(peak_counts, shape, layout)  # type: ignore[misc]
+        ids = nack_ids_bytes(w, name, layout)
         rows.append(
             PlanRow(
                 tracker=NACK.name,
@@ -489,19 +490,37 @@ def nack_rows(
                 memory=design.memory,
                 per="consumer, partition",
                 entries=float(steady.entries),
-                steady_bytes=_bytes(steady),
-                peak_bytes=_bytes(peak),
+                steady_bytes=_bytes(steady) + ids,
+                peak_bytes=_bytes(peak) + ids,
                 early_ms=precision.early_ms(name, 0, stream.bits),
                 late_ms=late,
-                per_subscription=_bytes(peak) * per_sub,
-                per_topic=_bytes(peak) * per_topic,
+                per_subscription=(_bytes(peak) + ids) * per_sub,
+                per_topic=(_bytes(peak) + ids) * per_topic,
                 per_broker=None,
-                note=big_ledger_note(stream) if "time-buckets" in name else "",
+                note="; ".join(
+                    n
+                    for n in (
+                        big_ledger_note(stream) if "time-buckets" in name else "",
+                        f"with the release's empty nackedMessageIds map ({ids} B)" if ids else "",
+                    )
+                    if n
+                ),
                 error_bound=_sampled_bound(name, counts),
                 direct_bytes=int(peak.jvm_direct_bytes or 0),
             )
         )
     return rows, t
+
+
+def nack_ids_bytes(w: PlanWorkload, name: str, layout: JvmLayout) -> int:
+    """The release's second nack-tracker field for its own design: 4.2's ``nackedMessageIds``
+    (variant ``ids-map``, :func:`trackerlab.models.nack.time_buckets.ids_map_bytes`), empty
+    unless messages are traced or chunked (neither is modelled); else 0. O(1)."""
+    from trackerlab.models.nack.time_buckets import ids_map_bytes
+
+    if name != w.defaults.nack_design:
+        return 0
+    return ids_map_bytes(w.defaults.nack_variant, layout)
 
 
 def _with_entries(counts: PointCounts, entries: float) -> PointCounts:

@@ -25,6 +25,7 @@ from trackerlab.models.time_buckets.index import trim_lower_bits
 from trackerlab.planner.plan import (
     Plan,
     delayed_stream,
+    nack_ids_bytes,
     nack_stream,
     release_layout,
     release_shape,
@@ -136,6 +137,8 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
         size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
         exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
         exact += values_views(w, design, size, layout)
+        if make is nack_stream:
+            exact += nack_ids_bytes(w, design, layout)
         cases.append(harness.HarnessCase(tracker, kind, rows, params))
         meta.append((tracker, design, len(rows), exact))
     pending = w.defaults.pending_acks_design
@@ -172,7 +175,7 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
 #: Release facts that change what a tracker holds (``PulsarDefaults`` attributes).
 STRUCTURE_FACTS = (
     "delayed_design", "delayed_shape", "delayed_variant", "nack_design", "nack_shape",
-    "pending_acks_design", "roaring_art",
+    "nack_variant", "pending_acks_design", "roaring_art",
 )  # fmt: skip
 
 

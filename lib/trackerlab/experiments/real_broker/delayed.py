@@ -28,13 +28,11 @@ to Parquet under ``data/broker/`` with provenance, written atomically.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import platform
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -44,6 +42,7 @@ from trackerlab.broker import loadgen as broker_load
 from trackerlab.broker.process import _rss_bytes
 from trackerlab.broker.stats import subscription_stats
 from trackerlab.errors import UsageError
+from trackerlab.experiments.real_broker import results
 
 __all__ = [
     "FULL",
@@ -463,49 +462,16 @@ def run(
 
 def provenance(result: DelayedResult, smoke: bool) -> dict[str, object]:
     """Release, client version, run length and machine, with trackerlab's own provenance."""
-    from trackerlab.javacheck import java_major
-    from trackerlab.provenance import git_commit, library_versions
-
-    try:
-        mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):
-        mem = None
-    return {
-        "experiment": "delayed", "smoke": smoke,
-        "pulsar_version": result.version, "client": f"pulsar-client-original {result.client_version}",
-        "workload": asdict(result.workload), "achieved_rate_per_s": result.achieved_rate_per_s,
-        "run_seconds": round(result.run_seconds, 1), "broker_start_seconds": round(result.start_seconds, 1),
-        "broker_rss_bytes": result.broker_rss_bytes, "broker_heap_used_bytes": result.broker_heap_used_bytes,
-        "tolerance": TOLERANCE, "tolerance_reason": TOLERANCE_REASON,
-        "machine": {"node": platform.node(), "cpus": os.cpu_count(), "memory_bytes": mem,
-                    "system": platform.platform(), "java": java_major()[1]},
-        "jol": result.jol, "git_commit": git_commit(), "versions": library_versions(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }  # fmt: skip
+    return results.provenance("delayed", result, smoke, TOLERANCE, TOLERANCE_REASON)
 
 
-def write_results(results: list[DelayedResult], out_dir: Path, smoke: bool) -> list[Path]:
+def write_results(results_: list[DelayedResult], out_dir: Path, smoke: bool) -> list[Path]:
     """Per result two Parquet files, each written atomically with the provenance in its schema
     metadata (``trackerlab``): ``delayed-<workload>-<version>.parquet`` (the comparison) and
     ``...-samples.parquet`` (the time series). O(samples)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from trackerlab.durable import atomic_write_bytes
-
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for r in results:
-        meta = json.dumps(provenance(r, smoke)).encode()
+    for r in results_:
         stem = f"delayed-{r.workload.name}-{r.version}{'-smoke' if smoke else ''}"
-        for suffix, frame in (("", r.comparison), ("-samples", r.samples)):
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            table = table.replace_schema_metadata(
-                {**(table.schema.metadata or {}), b"trackerlab": meta}
-            )
-            sink = pa.BufferOutputStream()
-            pq.write_table(table, sink)
-            path = out_dir / f"{stem}{suffix}.parquet"
-            atomic_write_bytes(path, sink.getvalue().to_pybytes())
-            written.append(path)
+        frames = {"": r.comparison, "-samples": r.samples}
+        written += results.write_frames(out_dir, stem, frames, provenance(r, smoke))
     return written

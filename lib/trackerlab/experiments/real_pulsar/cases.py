@@ -11,7 +11,7 @@ tracker (table key)       real class and method (harness kind)
 ``delayed``               ``InMemoryDelayedDeliveryTracker.addMessage`` (``delayed-tracker``),
                           rooted at ``priorityQueue`` or ``delayedMessageMap``
 ``nack``                  ``NegativeAcksTracker.add(MessageId)`` (``nack-tracker``), rooted
-                          at ``nackedMessages``
+                          at ``nackedMessages`` (4.2+: and ``nackedMessageIds``)
 ``delayed_bucket``        ``BucketDelayedDeliveryTracker.addMessage`` (PIP-195, 3.0+,
                           ``bucket-tracker``), rooted at the mutable bucket's queue and
                           bitmaps and the shared queue

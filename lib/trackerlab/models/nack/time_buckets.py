@@ -27,6 +27,26 @@ from trackerlab.workloads.stream import MessageChunk
 MIN_NACK_DELAY_MS = 100
 DEFAULT_PRECISION_BITS = 8
 DEFAULT_DELAY_MS = 60_000
+#: Model knobs of the PIP-393 tracker a release table may name (``variant``): ``ids-map`` is
+#: 4.2's second field, ``Long2ObjectMap<Long2ObjectMap<MessageId>> nackedMessageIds``, a
+#: ``Long2ObjectOpenHashMap`` the constructor allocates (``NegativeAcksTracker.java:52`` at
+#: v4.2.4) and ``add`` fills only with traced or chunked message ids (``:159-164``): empty,
+#: and so a constant :func:`ids_map_bytes`, for every other message.
+VARIANTS = ("ids-map",)
+#: fastutil's default table of ``new Long2ObjectOpenHashMap<>()`` (expected 16, load 0.75).
+IDS_MAP_SLOTS = 32
+
+
+def ids_map_bytes(variant: str | None, layout=None) -> int:
+    """Bytes of 4.2's empty ``nackedMessageIds`` (``Long2ObjectOpenHashMap``, n = 32: 496 B
+    with compressed oops, JOL-measured in a 4.2.4 consumer) for ``variant`` ``ids-map``, else 0.
+    O(1)."""
+    if variant != "ids-map":
+        return 0
+    from trackerlab.sizing.jvm import COMPRESSED
+    from trackerlab.sizing.jvm_collections import fastutil_long2object_open_hash_map
+
+    return fastutil_long2object_open_hash_map(IDS_MAP_SLOTS, layout=layout or COMPRESSED)
 
 
 @dataclass(frozen=True)

@@ -347,7 +347,8 @@ final class Structures {
     /** {@code NegativeAcksTracker.add(MessageId)} of {@code MessageIdImpl(ledgerId, entryId,
      * partition)} with a mocked ConsumerImpl whose client's timer is a mock; params
      * precision_bits (negativeAckPrecisionBitCnt, 4.0.2+), partition; rows (deliverAt,
-     * ledgerId, entryId). Rooted at {@code nackedMessages}. The PIP-393 form keys by wall
+     * ledgerId, entryId). Rooted at {@code nackedMessages} (and, on 4.2+, the
+     * {@code nackedMessageIds} map beside it). The PIP-393 form keys by wall
      * time: a row lands at its deliverAt unless the millisecond turns inside add(), so its
      * content is checked after the build and the build repeated (up to 5 tries). */
     static Result nackTracker(long[][] rows, Map<String, String> params) throws Exception {
@@ -378,15 +379,21 @@ final class Structures {
                 add.invoke(tracker, new MessageIdImpl(r[1], r[2], partition));
             }
             Object root = mapField.get(tracker);
+            // 4.2+: nackedMessageIds, allocated by the constructor (traced or chunked ids only)
+            Field idsField = Reflect.findField(type, "nackedMessageIds");
+            Object ids = idsField == null ? null : idsField.get(tracker);
             Result result = new Result();
-            if (root == null) {
+            if (root == null && ids == null) {
                 result.heapBytes = 0;
             } else {  // measured before the check below, whose entrySet() views the maps cache
-                result.heap(Measure.heap(root, Collections.emptyList()));
+                Object[] roots = root == null ? new Object[] {ids}
+                        : ids == null ? new Object[] {root} : new Object[] {root, ids};
+                result.heap(Measure.heap(roots, Collections.emptyList()));
             }
             result.added = rows.length;
             result.tries = attempt;
-            result.root = "NegativeAcksTracker.nackedMessages";
+            result.root = ids == null ? "NegativeAcksTracker.nackedMessages"
+                    : "NegativeAcksTracker.nackedMessages+nackedMessageIds";
             if (timeKeyed && !Content.sameBuckets(root, rows, bits)) {
                 if (attempt < 5) {
                     continue;
