@@ -2,7 +2,7 @@
 
 ``host/`` is a Maven project whose parent is the standalone's (``maven/pom.xml``: the same
 ``pulsar-broker`` tree) and which adds JOL 0.17 and ``pulsar-client-original``; it compiles
-``trackerlab.pulsar.BrokerHost`` and ``trackerlab.pulsar.DelayedLoad`` with the jvm-check
+``trackerlab.pulsar.BrokerHost``, ``DelayedLoad`` and ``PendingLoad`` with the jvm-check
 harness's own ``Measure`` and ``Reflect`` (``jvmcheck/pulsar/maven/src/main/java``, not
 copied). :func:`build` runs, per release, into ``$TRACKERLAB_CACHE/pulsar/broker-host-<v>-<hash>``::
 
@@ -36,9 +36,11 @@ __all__ = [
     "HOST_DIR",
     "LOAD_CLASS",
     "MAIN_CLASS",
+    "PENDING_LOAD_CLASS",
     "HostBuild",
     "HostClient",
     "HostFailed",
+    "PendingSample",
     "TrackerSample",
     "build",
     "running_host",
@@ -49,6 +51,8 @@ HOST_DIR = Path(__file__).resolve().parent / "host"
 MAIN_CLASS = "trackerlab.pulsar.BrokerHost"
 #: ``host/src/main/java/trackerlab/pulsar/DelayedLoad.java``.
 LOAD_CLASS = "trackerlab.pulsar.DelayedLoad"
+#: ``host/src/main/java/trackerlab/pulsar/PendingLoad.java``.
+PENDING_LOAD_CLASS = "trackerlab.pulsar.PendingLoad"
 #: The harness sources the host compiles (``host/pom.xml``'s includes).
 SHARED_SOURCES = ("Measure.java", "Reflect.java")
 PORT_FILE = "host.port"
@@ -148,6 +152,19 @@ class TrackerSample:
         return self.heap_bytes + self.direct_capacity_bytes
 
 
+@dataclass(frozen=True)
+class PendingSample:
+    """``BrokerHost pending``: one consumer's ``Consumer.pendingAcks``, measured with JOL."""
+
+    consumer: str
+    root: str  # PendingAcksMap.pendingAcks, or Consumer.pendingAcks (ConcurrentLongLongPairHashMap)
+    heap_bytes: int  # JOL GraphLayout totalSize of the root
+    entries: int  # the structure's size()
+    unacked: int  # Consumer.getUnackedMessages() (messages)
+    blocked: bool  # Consumer.isBlocked(): blockedConsumerOnUnackedMsgs
+    walk_ms: int
+
+
 class HostClient:
     """One connection to a running host's line protocol (127.0.0.1 only)."""
 
@@ -195,6 +212,17 @@ class HostClient:
             f[8] if len(f) > 8 else "",
         )  # fmt: skip
 
+    def pending(self, topic: str, subscription: str) -> list[PendingSample]:
+        """JOL on each consumer's ``pendingAcks`` (see ``BrokerHost.java``). O(entries)."""
+        f = self.request(f"pending {topic} {subscription}")
+        out = []
+        for i in range(int(f[0])):
+            c = f[1 + 7 * i : 8 + 7 * i]
+            out.append(PendingSample(
+                c[0], c[1], int(c[2]), int(c[3]), int(c[4]), c[5] == "true", int(c[6])
+            ))  # fmt: skip
+        return out
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self._file.close()
@@ -212,8 +240,8 @@ def running_host(
     """``with running_host("4.2.4") as (broker, client, build):`` a ready standalone started
     by ``BrokerHost`` and a connection to it; the broker is stopped by PID when the block
     ends (Ctrl-C included). ``broker_overrides``: ServiceConfiguration keys for
-    ``broker.conf`` (:func:`trackerlab.broker.process.start`). Raises ``BrokerUnavailable`` when Java, ``mvn`` or Central is
-    missing."""
+    ``broker.conf`` (:func:`trackerlab.broker.process.start`). Raises ``BrokerUnavailable``
+    when Java, ``mvn`` or Central is missing."""
     release = select_release(version)
     try:
         built = build(release)

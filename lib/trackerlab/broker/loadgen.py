@@ -17,12 +17,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.broker.host import LOAD_CLASS, HostBuild, load_class_path
+from trackerlab.broker.host import LOAD_CLASS, PENDING_LOAD_CLASS, HostBuild, load_class_path
 from trackerlab.interrupts import die_with_parent
 from trackerlab.javacheck import java_executable
 from trackerlab.log4j import console_log4j2
 
-__all__ = ["DelayedLoad", "LoadFailed", "LoadSpec", "Progress", "running_load"]
+__all__ = ["DelayedLoad", "LoadFailed", "LoadSpec", "PendingSpec", "Progress", "running_load"]
 
 #: The client JVM's log4j2 (warnings and errors only, to stderr: the run's load.log).
 _LOG4J2 = console_log4j2("the workload client: warnings and errors to stderr", "warn", "SYSTEM_ERR")
@@ -51,6 +51,32 @@ class LoadSpec:
             f"subscriptions={','.join(self.subscriptions)}", f"consumers={self.consumers}",
             f"rate={self.rate_per_s:g}", f"seconds={self.seconds:g}", f"delay={self.delay}",
             f"seed={self.seed}", f"size={self.payload_bytes}",
+        ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PendingSpec:
+    """What PendingLoad produces and how its consumers acknowledge (``PendingLoad.java``):
+    one Shared consumer per subscription, ``modes`` one per subscription (``ack:HOLD_MS``,
+    ``never``, ``nack:SHARE:HOLD_MS``)."""
+
+    topic: str
+    subscriptions: tuple[str, ...]
+    modes: tuple[str, ...]
+    rate_per_s: float
+    seconds: float
+    nack_delay_ms: int = 60_000
+    ack_group_ms: int = 100
+    payload_bytes: int = 64
+    main_class: str = PENDING_LOAD_CLASS
+
+    def args(self, service_url: str) -> list[str]:
+        return [
+            f"service={service_url}", f"topic={self.topic}",
+            f"subscriptions={','.join(self.subscriptions)}", f"modes={','.join(self.modes)}",
+            f"rate={self.rate_per_s:g}", f"seconds={self.seconds:g}",
+            f"nackdelay={self.nack_delay_ms}", f"groupms={self.ack_group_ms}",
+            f"size={self.payload_bytes}",
         ]  # fmt: skip
 
 
@@ -121,17 +147,19 @@ class DelayedLoad:
 
 @contextlib.contextmanager
 def running_load(
-    built: HostBuild, service_url: str, spec: LoadSpec, run_dir: Path
+    built: HostBuild, service_url: str, spec: LoadSpec | PendingSpec, run_dir: Path
 ) -> Iterator[DelayedLoad]:
-    """Start the client JVM (killed if this process dies), yield it once ``ready``, and stop
-    it by PID when the block ends."""
+    """Start the client JVM (``DelayedLoad``, or ``PendingLoad`` for a :class:`PendingSpec`;
+    killed if this process dies), yield it once ``ready``, and stop it by PID when the block
+    ends."""
+    main_class = getattr(spec, "main_class", LOAD_CLASS)
     java = java_executable() or "java"
     log4j = run_dir / "load-log4j2.properties"
     log4j.write_text(_LOG4J2)
     log = run_dir / "load.log"
     cmd = [
         java, "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
-        f"-Dlog4j2.configurationFile={log4j}", "-cp", load_class_path(built), LOAD_CLASS,
+        f"-Dlog4j2.configurationFile={log4j}", "-cp", load_class_path(built), main_class,
         *spec.args(service_url),
     ]  # fmt: skip
     with open(log, "ab") as err:

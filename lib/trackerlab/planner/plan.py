@@ -548,7 +548,7 @@ def unacked_warning(w: PlanWorkload) -> str:
     the broker then stops dispatching to it (``Consumer.blockedConsumerOnUnackedMsgs``) until
     acks bring it below half the limit; the plan sizes what it holds at the limit."""
     steady, _ = unacked_entries(w)
-    limit = w.defaults.max_unacked_per_consumer
+    limit = w.values["max_unacked"]
     messages = steady * w.messages_per_entry
     if not limit or messages < limit:
         return ""
@@ -562,9 +562,12 @@ def unacked_warning(w: PlanWorkload) -> str:
 def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
     """Each PendingAcksMap layout holding one consumer's unacknowledged entries (steady and
     peak of :func:`unacked_entries`), both capped by ``maxUnackedMessagesPerConsumer``
-    (counted in messages)."""
+    (``--max-unacked``, counted in messages; 0: no cap). The cap is exact for unbatched
+    entries: a Shared dispatcher gives a consumer at most ``max - unacked`` more messages
+    (``PersistentDispatcherMultipleConsumers.java:915`` at v4.2.4), and ``Consumer`` blocks
+    it once ``unacked >= max`` (``Consumer.java:463``)."""
     per_entry = w.messages_per_entry
-    limit = w.defaults.max_unacked_per_consumer
+    limit = w.values["max_unacked"]
     cap = limit / per_entry if limit else math.inf
     steady_n, peak_n = (min(n, cap) for n in unacked_entries(w))
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=True)

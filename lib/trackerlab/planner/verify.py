@@ -144,7 +144,8 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
     pending = w.defaults.pending_acks_design
     if pending is not None and not build.client_only:
         steady, _ = unacked_entries(w)
-        limit = w.defaults.max_unacked_per_consumer / w.messages_per_entry
+        cap = w.values["max_unacked"]
+        limit = cap / w.messages_per_entry if cap else math.inf
         n = max(round(min(steady, limit)), 0)
         epl = w.entries_per_ledger
         ledgers = max(1, round(1 + (n - 1) / epl)) if n else 1

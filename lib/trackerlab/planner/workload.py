@@ -246,6 +246,14 @@ FIELDS: tuple[Field, ...] = (
         "100ms",
         "ack_group_ms",
     ),
+    _pulsar(
+        "max_unacked",
+        _int_in(0, (1 << 31) - 1),
+        "maxUnackedMessagesPerConsumer: the broker stops dispatching to a consumer holding "
+        "this many unacked messages (0: no limit)",
+        "5000",
+        "max_unacked_per_consumer",
+    ),
     _field(
         "horizon",
         _duration(1, 365 * 86_400_000),

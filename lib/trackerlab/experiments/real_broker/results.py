@@ -29,12 +29,12 @@ def machine() -> dict[str, object]:
 
 
 def provenance(
-    experiment: str, result: Any, smoke: bool, tolerance: float, reason: str
+    experiment: str, result: Any, smoke: bool, tolerance: float, reason: str, **extra: object
 ) -> dict[str, object]:
     """Release, client version, run length and machine, with trackerlab's own provenance.
     ``result`` has the fields of a ``DelayedResult`` (workload, version, client_version,
     achieved_rate_per_s, run_seconds, start_seconds, broker_rss_bytes, broker_heap_used_bytes,
-    jol)."""
+    jol); ``extra`` adds experiment-specific keys (e.g. the broker settings a run overrode)."""
     from trackerlab.provenance import git_commit, library_versions
 
     return {
@@ -45,6 +45,7 @@ def provenance(
         "broker_rss_bytes": result.broker_rss_bytes, "broker_heap_used_bytes": result.broker_heap_used_bytes,
         "tolerance": tolerance, "tolerance_reason": reason,
         "machine": machine(),
+        **extra,
         "jol": result.jol, "git_commit": git_commit(), "versions": library_versions(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }  # fmt: skip

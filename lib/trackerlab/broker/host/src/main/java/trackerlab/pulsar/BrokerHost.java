@@ -15,8 +15,10 @@ import java.nio.file.StandardCopyOption;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import org.apache.pulsar.PulsarStandaloneStarter;
 import org.apache.pulsar.broker.PulsarService;
+import org.apache.pulsar.broker.service.Consumer;
 import org.apache.pulsar.broker.service.Dispatcher;
 import org.apache.pulsar.broker.service.Subscription;
 import org.apache.pulsar.broker.service.Topic;
@@ -46,7 +48,17 @@ import org.openjdk.jol.info.GraphLayout;
  *       {@code ok<TAB>tracker class<TAB>root<TAB>heap<TAB>direct capacity<TAB>direct
  *       reserved<TAB>buffers<TAB>delayed messages<TAB>walk ms<TAB>classes}; a dispatcher
  *       without a tracker yet answers {@code ok<TAB>none<TAB>...} with zeros;
- *   <li>{@code memory}: {@code ok<TAB>heap used<TAB>heap committed<TAB>max heap}.
+ *   <li>{@code memory}: {@code ok<TAB>heap used<TAB>heap committed<TAB>max heap};
+ *   <li>{@code pending TOPIC SUBSCRIPTION}: every consumer of the subscription, its
+ *       {@code Consumer.pendingAcks} measured with JOL {@code GraphLayout}: in 4.0+ a
+ *       {@code PendingAcksMap}, rooted at its {@code pendingAcks} field (the fastutil map of
+ *       maps, as {@code jvm-check --pulsar} roots it: the wrapper's consumer, handler suppliers
+ *       and locks are not the structure) and walked under its read lock; before 4.0 the
+ *       {@code ConcurrentLongLongPairHashMap} itself, without a lock (its sections hold
+ *       StampedLocks of their own; the walk reads a moment's state). Answer
+ *       {@code ok<TAB>consumers} then, per consumer, seven fields: {@code name<TAB>root<TAB>
+ *       heap<TAB>entries (size())<TAB>unacked (getUnackedMessages())<TAB>blocked (isBlocked():
+ *       blockedConsumerOnUnackedMsgs)<TAB>walk ms}.
  * </ul>
  *
  * <p>JOL needs Instrumentation: start the JVM with {@code -Djdk.attach.allowAttachSelf=true}
@@ -126,9 +138,67 @@ public final class BrokerHost {
                     throw new IllegalArgumentException("usage: measure TOPIC SUBSCRIPTION");
                 }
                 return measure(words[1], words[2]);
+            case "pending":
+                if (words.length != 3) {
+                    throw new IllegalArgumentException("usage: pending TOPIC SUBSCRIPTION");
+                }
+                return pending(words[1], words[2]);
             default:
                 throw new IllegalArgumentException("unknown request " + words[0]);
         }
+    }
+
+    private Subscription subscription(String topic, String subscription) {
+        Optional<Topic> found = pulsar.getBrokerService().getTopicReference(topic);
+        if (found.isEmpty()) {
+            throw new IllegalStateException("no topic " + topic + " on this broker");
+        }
+        Subscription sub = found.get().getSubscription(subscription);
+        if (sub == null) {
+            throw new IllegalStateException("no subscription " + subscription + " on " + topic);
+        }
+        return sub;
+    }
+
+    /** Every consumer's {@code pendingAcks} of {@code topic}'s {@code subscription}. */
+    private String pending(String topic, String subscription) throws Exception {
+        List<Consumer> consumers = subscription(topic, subscription).getConsumers();
+        StringBuilder out = new StringBuilder("ok\t").append(consumers.size());
+        for (Consumer consumer : consumers) {
+            Object acks = Reflect.get(consumer, "pendingAcks");
+            if (acks == null) {
+                throw new IllegalStateException("consumer " + consumer.consumerName()
+                        + " has no pendingAcks (not an individual-ack subscription?)");
+            }
+            boolean wrapped = Reflect.findField(acks.getClass(), "readLock") != null
+                    && Reflect.findField(acks.getClass(), "pendingAcks") != null;
+            Object root = wrapped ? Reflect.get(acks, "pendingAcks") : acks;
+            String rootName = wrapped ? acks.getClass().getSimpleName() + ".pendingAcks"
+                    : "Consumer.pendingAcks (" + acks.getClass().getSimpleName() + ")";
+            Lock lock = wrapped ? (Lock) Reflect.get(acks, "readLock") : null;
+            long heap;
+            long entries;
+            long walkMs;
+            if (lock != null) {
+                lock.lock();
+            }
+            try {
+                long t0 = System.nanoTime();
+                heap = Measure.heap(root, Collections.emptyList()).totalSize();
+                walkMs = (System.nanoTime() - t0) / 1_000_000;
+                entries = ((Number) Reflect.method(acks.getClass(), "size", 0).invoke(acks))
+                        .longValue();
+            } finally {
+                if (lock != null) {
+                    lock.unlock();
+                }
+            }
+            out.append('\t').append(consumer.consumerName().replace('\t', ' '))
+                    .append('\t').append(rootName).append('\t').append(heap)
+                    .append('\t').append(entries).append('\t').append(consumer.getUnackedMessages())
+                    .append('\t').append(consumer.isBlocked()).append('\t').append(walkMs);
+        }
+        return out.toString();
     }
 
     /** The tracker of {@code topic}'s {@code subscription}, measured under the dispatcher's
