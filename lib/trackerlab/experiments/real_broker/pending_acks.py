@@ -31,7 +31,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -333,7 +333,11 @@ def run(
     t_launch = time.monotonic()
     topic = f"pending-{w.name}-{os.getpid()}"
     props = w.broker_properties()
-    with broker_host.running_host(version, run_dir, broker_overrides=props) as (broker, client, built):
+    with broker_host.running_host(version, run_dir, broker_overrides=props) as (
+        broker,
+        client,
+        built,
+    ):
         say(f"Pulsar {broker.version} broker host ready in {broker.start_seconds:.1f} s "
             f"(pid {broker.pid}, {broker.run_dir}; {props or 'release defaults'})")  # fmt: skip
         spec = broker_load.PendingSpec(
