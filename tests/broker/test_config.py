@@ -25,6 +25,15 @@ def test_every_address_and_port_is_loopback_and_ours():
     assert all(a.startswith("/r/") for a in args if a.startswith("/"))
 
 
+def test_the_internal_clients_dns_socket_binds_loopback():
+    """PulsarService loads the brokerClient_-prefixed keys into its client's
+    ClientConfigurationData (dnsLookupBindAddress, dnsLookupBindPort): unset, Netty's
+    DnsNameResolver binds 0.0.0.0 (measured: tests/broker/test_run_safety.py)."""
+    props = config.broker_properties(PORTS, "lo")
+    assert props["brokerClient_dnsLookupBindAddress"] == "127.0.0.1"
+    assert props["brokerClient_dnsLookupBindPort"] == "0"
+
+
 def test_one_bookie_quorums_and_no_functions_worker():
     props = config.broker_properties(PORTS, "lo")
     for key in ("EnsembleSize", "WriteQuorum", "AckQuorum"):
@@ -54,6 +63,11 @@ def test_overrides_come_last_but_never_touch_loopback():
     props = config.broker_properties(PORTS, "lo", {"managedLedgerMaxEntriesPerLedger": "5000"})
     assert props["managedLedgerMaxEntriesPerLedger"] == "5000"
     assert props["bindAddress"] == "127.0.0.1"
-    for key in ("bindAddress", "advertisedListeners", "listeningInterface"):
+    for key in (
+        "bindAddress",
+        "advertisedListeners",
+        "listeningInterface",
+        "brokerClient_dnsLookupBindAddress",
+    ):
         with pytest.raises(ValueError, match=key):
             config.broker_properties(PORTS, "lo", {key: "0.0.0.0"})

@@ -10,6 +10,11 @@ into both), so the dispatcher and the trackers run as a user's broker would. Wha
   0.0.0.0) and the ports, which the caller asks the kernel for. Metadata lives in RocksDB
   (``--metadata-dir``, PIP-117, 2.11+): no ZooKeeper, no port. No functions worker (``-nfw``),
   no stream storage (``-nss``). ``-Djava.net.preferIPv4Stack=true`` as ``bin/pulsar`` sets it.
+  The broker's own Pulsar client (``PulsarService.getClient``) resolves names with Netty's
+  ``DnsNameResolver``, whose UDP socket binds 0.0.0.0 on an ephemeral port unless
+  ``dnsLookupBindAddress`` is set: ``brokerClient_dnsLookupBindAddress`` and
+  ``brokerClient_dnsLookupBindPort`` (the ``brokerClient_`` prefix is stripped and the rest
+  loaded into the client's ``ClientConfigurationData``) bind it to 127.0.0.1.
 - **One bookie**, so ensemble, write and ack quorum 1 (the class defaults are 2).
 - **Two cores**: thread pools and caches a small machine can hold (values below, each with
   the release default it replaces), a 1 GiB heap and 512 MiB of direct memory.
@@ -33,6 +38,7 @@ from trackerlab.broker.sockets import LOOPBACK
 from trackerlab.log4j import console_log4j2
 
 __all__ = [
+    "BROKER_CLIENT_DNS",
     "CLUSTER",
     "MAIN_CLASS",
     "Ports",
@@ -62,7 +68,21 @@ PINNED = frozenset({
     "bindAddress", "advertisedAddress", "brokerServicePort", "webServicePort",
     "listeningInterface", "allowLoopback", "advertisedListeners", "bindAddresses",
     "brokerServicePortTls", "webServicePortTls", "bookiePort", "httpServerPort",
+    "brokerClient_dnsLookupBindAddress", "brokerClient_dnsLookupBindPort",
 })  # fmt: skip
+#: The broker's internal client: where its DNS resolver's UDP socket binds. The
+#: ``brokerClient_`` keys are loaded into its ``ClientConfigurationData``
+#: (``PulsarService.java:1851-1853`` at v4.2.4, ``loadBrokerClientProperties``; the same in
+#: ``getClient`` at :1486-1488 v2.11.0, :1606-1608 v3.0.7, :1711-1713 v4.0.1, and
+#: ``createClientConfigurationData`` at :1752-1754 v4.0.8) and read by
+#: ``ConnectionPool.createAddressResolver`` (``ConnectionPool.java:154-157`` at v2.11.0 and
+#: v3.0.7, :190-193 at v4.0.1 and v4.0.8) or, at v4.2.4, by ``DnsResolverGroupImpl``
+#: (``DnsResolverGroupImpl.java:45``, built once at ``PulsarService.java:411``), which passes
+#: it to ``DnsNameResolverBuilder.localAddress``. Unset, Netty binds the wildcard address.
+BROKER_CLIENT_DNS = {
+    "brokerClient_dnsLookupBindAddress": LOOPBACK,  # default null: 0.0.0.0
+    "brokerClient_dnsLookupBindPort": "0",  # default 0: an ephemeral port
+}
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,7 @@ def broker_properties(
         "bookkeeperClientNumIoThreads": "2",  # default 2 x cores (3.0+)
         "managedLedgerCacheSizeMB": "32",  # default max(64, direct memory / 5)
         "functionsWorkerEnabled": "false",  # default false; -nfw says it again
+        **BROKER_CLIENT_DNS,  # the internal client's DNS socket on 127.0.0.1 (see above)
         # default unset: the load manager reads the NIC's speed from /sys, which a virtual NIC
         # may not report; 2.11 and 3.0 then refuse to start ("Unable to read VM NIC speed",
         # LinuxBrokerHostUsageImpl). It only weighs bandwidth in load reports.
