@@ -67,18 +67,14 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found 2026-11-27 on 4.2.4: the broker JVM and the client JVM each hold a UDP socket "
-    "bound to 0.0.0.0 on an ephemeral port (state 07), most likely Netty's DNS resolver of "
-    "the Pulsar client (ClientBuilder.dnsLookupBind(address, port) exists; the broker's "
-    "internal client would need the same); not fixed yet. strict: passes once fixed -> fails",
-)
 def test_broker_and_client_listen_and_connect_on_loopback_only(built):
     """While the workload produces: every TCP/UDP socket of the broker's process group and of
     the client JVM is on 127.0.0.1 (listening, bound or connected). The check must see
     something: the broker's three ports listen, and the client holds a connection to the
-    broker's binary port."""
+    broker's binary port. Each JVM's one UDP socket (Netty's DnsNameResolver of a Pulsar
+    client: the broker's own, bound by ``brokerClient_dnsLookupBindAddress``, and the
+    workload's, bound by ``ClientBuilder.dnsLookupBind``) is on 127.0.0.1 too; unbound, both
+    were on 0.0.0.0 (measured 2026-11-27 on 4.2.4)."""
     with host.running_host(VERSION) as (b, _client, hb):
         spec = loadgen.LoadSpec("safety", ("s",), 200, 10, "uniform:0:5000")
         with loadgen.running_load(hb, b.service_url, spec, b.run_dir) as load:
