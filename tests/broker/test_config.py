@@ -34,6 +34,18 @@ def test_the_internal_clients_dns_socket_binds_loopback():
     assert props["brokerClient_dnsLookupBindPort"] == "0"
 
 
+def test_the_bookie_id_is_its_loopback_address_and_no_cloud_detector_runs():
+    """A bookieId spares the cookie check's reverse-DNS of 127.0.0.1 (a PTR query to the
+    system's nameserver, seen with strace); it is the address the bookie would take anyway."""
+    props = config.broker_properties(PORTS, "lo")
+    assert props["bookieId"] == "127.0.0.1:41003"
+    opts = config.jvm_options(Path("/r/log4j2.properties"), Path("/r/broker.log"))
+    assert (
+        "-Dotel.java.disabled.resource.providers="
+        "io.opentelemetry.contrib.gcp.resource.GCPResourceProvider" in opts
+    )
+
+
 def test_one_bookie_quorums_and_no_functions_worker():
     props = config.broker_properties(PORTS, "lo")
     for key in ("EnsembleSize", "WriteQuorum", "AckQuorum"):

@@ -68,7 +68,7 @@ PINNED = frozenset({
     "bindAddress", "advertisedAddress", "brokerServicePort", "webServicePort",
     "listeningInterface", "allowLoopback", "advertisedListeners", "bindAddresses",
     "brokerServicePortTls", "webServicePortTls", "bookiePort", "httpServerPort",
-    "brokerClient_dnsLookupBindAddress", "brokerClient_dnsLookupBindPort",
+    "brokerClient_dnsLookupBindAddress", "brokerClient_dnsLookupBindPort", "bookieId",
 })  # fmt: skip
 #: The broker's internal client: where its DNS resolver's UDP socket binds. The
 #: ``brokerClient_`` keys are loaded into its ``ClientConfigurationData``
@@ -148,6 +148,13 @@ def broker_properties(
         "allowLoopback": "true",  # default false; BKCluster sets it with the interface
         # default false: the bookie takes a port of its own choosing (BKCluster), not ours
         "allowEphemeralPorts": "true",
+        # default null: the bookie's ID is then its address, 127.0.0.1:PORT, the same string;
+        # but with no ID the cookie check also tries the address without the advertised one
+        # (LegacyCookieValidation.possibleBookieIds, LegacyCookieValidation.java:143-160 at
+        # 4.17.3), which for listeningInterface=lo asks DNS.getHosts -> reverseDns: a PTR query
+        # for 1.0.0.127.in-addr.arpa to /etc/resolv.conf's nameserver (DNS.java:78, JNDI
+        # "dns:///"; BookieImpl.java:265-270), measured with strace at start
+        "bookieId": f"{LOOPBACK}:{ports.bookie}",
         "serverNumIOThreads": "2",  # default 2 x cores
         "numAddWorkerThreads": "1",  # default 1
         "numReadWorkerThreads": "2",  # default 8
@@ -208,6 +215,12 @@ def jvm_options(log4j2: Path, log: Path) -> list[str]:
         "org.apache.pulsar.metadata.bookkeeper.PulsarMetadataBookieDriver",
         "-Dbookkeeper.metadata.client.drivers="
         "org.apache.pulsar.metadata.bookkeeper.PulsarMetadataClientDriver",
+        # 4.0.8+ carry OpenTelemetry's GCP resource detector (opentelemetry-gcp-resources, an
+        # autoconfigure ResourceProvider): at start it looks up metadata.google.internal (a DNS
+        # query to the system's nameserver, measured with strace); system properties override
+        # the defaults Pulsar's OpenTelemetryService supplies
+        "-Dotel.java.disabled.resource.providers="
+        "io.opentelemetry.contrib.gcp.resource.GCPResourceProvider",
         # conf/pulsar_env.sh's PULSAR_EXTRA_OPTS
         "-Dpulsar.allocator.exit_on_oom=true",
         "-Dio.netty.recycler.maxCapacityPerThread=4096",
