@@ -82,6 +82,11 @@ def test_start_status_stop_on_loopback(tmp_path, available):
         assert status.returncode == 0, status.stderr
         assert f"running: Pulsar {VERSION}, pid {b.pid}" in status.stdout
         assert f"127.0.0.1:{b.ports.web}" in status.stdout
+        # UDP: the internal client's DNS resolver, made on its first connection (none on an
+        # idle broker, measured), is on loopback (brokerClient_dnsLookupBindAddress)
+        udp = broker.status(b).udp
+        assert all(s.loopback for s in udp), [str(s) for s in udp]
+        assert re.search(r"^  udp      (nothing|127\.0\.0\.1:\d+)", status.stdout, re.M)
     finally:
         stopped = run_cli("broker", "stop", "--dir", str(run))
     assert stopped.returncode == 0, stopped.stderr

@@ -32,7 +32,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from trackerlab.broker import classpath, config
-from trackerlab.broker.sockets import LOOPBACK, Listening, free_ports, group_pids, listening_sockets
+from trackerlab.broker.sockets import (
+    LOOPBACK,
+    Bound,
+    Listening,
+    free_ports,
+    group_pids,
+    listening_sockets,
+    open_sockets,
+)
 from trackerlab.broker.versions import BrokerRelease, select_release
 from trackerlab.durable import atomic_write_bytes
 from trackerlab.errors import UsageError
@@ -139,6 +147,8 @@ class RunStatus:
     uptime_s: float | None  # None when not running
     rss_bytes: int | None
     listening: tuple[Listening, ...]
+    #: UDP sockets bound to a port (they receive): the internal client's DNS resolver
+    udp: tuple[Bound, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -428,8 +438,8 @@ def _rss_bytes(pid: int) -> int | None:
 
 
 def status(target: Broker | Path) -> RunStatus:
-    """Whether the run's broker is running, for how long, its resident memory and the TCP
-    sockets its process group listens on."""
+    """Whether the run's broker is running, for how long, its resident memory, the TCP
+    sockets its process group listens on and the UDP sockets it has bound."""
     broker = target if isinstance(target, Broker) else load(target)
     if not _is_running(broker):
         return RunStatus(broker, False, None, None, ())
@@ -437,6 +447,7 @@ def status(target: Broker | Path) -> RunStatus:
     return RunStatus(
         broker, True, time.time() - broker.started_at, _rss_bytes(broker.pid),
         tuple(listening_sockets(pids)),
+        tuple(s for s in open_sockets(pids) if s.protocol.startswith("udp") and s.listening),
     )  # fmt: skip
 
 

@@ -51,7 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run)
     for name, text in (
         ("stop", "stop a broker (default: every running one trackerlab started)"),
-        ("status", "say whether a broker runs: PID, ports, uptime, memory, listening sockets"),
+        (
+            "status",
+            "say whether a broker runs: PID, ports, uptime, memory, TCP listens, bound UDP",
+        ),
     ):
         q = sub.add_parser(name, help=text, description=text)
         q.add_argument(
@@ -159,6 +162,8 @@ def _status(args: argparse.Namespace) -> int:
             f"({b.service_url}, {b.admin_url})"
         )
         print(f"  listens  {', '.join(map(str, st.listening)) or 'nothing'}")
+        udp = [str(broker.Listening(s.address, s.port, s.pid)) for s in st.udp]
+        print(f"  udp      {', '.join(udp) or 'nothing'}")
         print(f"  run      {b.run_dir}")
     if args.dir is None and not running:
         print("no broker running")
