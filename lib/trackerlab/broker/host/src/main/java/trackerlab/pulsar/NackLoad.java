@@ -79,7 +79,10 @@ public final class NackLoad {
         AtomicLong nacked = new AtomicLong();
         AtomicLong lagMs = new AtomicLong();
 
-        PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service")).build();
+        // dnsLookupBind: the client's DNS resolver on loopback (as DelayedLoad's)
+        PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service"))
+                .dnsLookupBind("127.0.0.1", 0)
+                .build();
         Consumer<byte[]> consumer = client.newConsumer()
                 .topic(a.get("topic"))
                 .subscriptionName(a.get("subscription"))

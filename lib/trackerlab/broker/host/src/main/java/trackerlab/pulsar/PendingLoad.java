@@ -64,7 +64,10 @@ public final class PendingLoad {
         AtomicLong acked = new AtomicLong();
         ScheduledExecutorService timer = Executors.newScheduledThreadPool(1);
 
-        PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service")).build();
+        // dnsLookupBind: the client's DNS resolver on loopback (as DelayedLoad's)
+        PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service"))
+                .dnsLookupBind("127.0.0.1", 0)
+                .build();
         List<Consumer<byte[]>> consumers = new ArrayList<>();
         for (int i = 0; i < subs.length; i++) {
             String[] mode = modes[i].split(":");
