@@ -178,9 +178,11 @@ class DelayedWorkload:
         return tuple(f"sub-{i}" for i in range(self.subscriptions))
 
 
-#: ``--smoke``: 36 s of load after a 15-40 s start (CI).
+#: ``--smoke``: 36 s of load after a 15-40 s start (CI), at 500 msg/s: at 1,000 msg/s, on two
+#: cores shared with a parallel test suite, the dispatcher fell behind (every row "broker
+#: behind", nothing compared).
 SMOKE = (
-    DelayedWorkload("uniform-0-15s", 1000, "uniform", 0, 15_000, seconds=36.0, sample_every_s=4),
+    DelayedWorkload("uniform-0-15s", 500, "uniform", 0, 15_000, seconds=36.0, sample_every_s=4),
 )
 #: The full set (about 15 minutes on 4.2.4 on a loaded two-core machine: a broker start of
 #: 25-37 s per workload; measured 14 min 21 s with 52 s lookahead rows):
