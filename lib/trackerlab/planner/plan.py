@@ -23,6 +23,7 @@ and the receiver queue (peak: a consumer whose receiver queue is full).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
 
@@ -338,17 +339,33 @@ def _counts(
     seed: int,
     master: str | None = None,
     layout: JvmLayout = COMPRESSED,
+    t_ms: float | None = None,
 ) -> tuple[PointCounts, float]:
-    """The stream's steady-state counts: fast, exact in this process, or exact on Spark (a
-    ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES` entries to generate)."""
+    """The stream's counts at ``t_ms`` (default: its steady snapshot time): fast, exact in this
+    process, or exact on Spark (a ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES`
+    entries to generate)."""
+    t = stream.steady_time_ms() if t_ms is None else t_ms
     if not exact:
-        return fast_counts(stream, seed, layout)
-    workload, _ = stream.workload(stream.steady_time_ms(), seed)
+        return fast_counts(stream, seed, layout, t_ms=t)
+    workload, _ = stream.workload(t, seed)
     if master is None and workload.messages <= SPARK_ABOVE_ENTRIES:
-        return exact_counts(stream, seed, layout=layout)
+        return exact_counts(stream, seed, layout=layout, t_ms=t)
     from trackerlab.spark.session import get_session
 
-    return exact_counts(stream, seed, layout=layout, spark=get_session(master))
+    return exact_counts(stream, seed, layout=layout, spark=get_session(master), t_ms=t)
+
+
+def phase_counts(
+    stream: TrackedStream,
+    exact: bool,
+    seed: int,
+    master: str | None = None,
+    layout: JvmLayout = COMPRESSED,
+) -> list[tuple[PointCounts, float]]:
+    """The stream's counts at each of its :meth:`~TrackedStream.phase_times_ms` (the snapshot
+    times whose mean is its time average), fast or exact as :func:`_counts`. O(phases x one
+    snapshot)."""
+    return [_counts(stream, exact, seed, master, layout, t) for t in stream.phase_times_ms()]
 
 
 # --------------------------------------------------------------------------- trackers
@@ -462,25 +479,37 @@ def pip195_row(w: PlanWorkload) -> PlanRow:
 def nack_rows(
     w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
 ) -> tuple[list[PlanRow], float]:
-    """Every count-sized negative-ack tracker design at steady state, per consumer."""
+    """Every count-sized negative-ack tracker design at steady state, per consumer.
+
+    A client's tracker holds a few buckets when the nack delay spans few ``2^bits`` ms widths
+    (a 1 s delay at 8 bits: 3.9 widths, so 3 or 4 buckets by the clock's phase, the newest
+    partly filled), and a bucket's entries split into more bitmaps and containers when a
+    ledger or 2^16-entry chunk boundary falls in their publication times (which delayed
+    messages, nacked when they come due, widen). Steady is therefore the mean over the
+    stream's phase snapshots (:func:`phase_counts`: the time average a sampled live tracker
+    shows), peak the largest of them; the first snapshot's time is returned."""
     stream = nack_stream(w)
     layout = release_layout(w)
-    counts, t = _counts(stream, exact, seed, master, layout)
+    phases = phase_counts(stream, exact, seed, master, layout)
     per_sub, per_topic, _ = _multipliers(w, per_consumer=True)
     delay_ms = delay_forms.mean(nack_delay(w))  # from receipt to redelivery
     rows = []
     for name in planned_designs(NACK):
         design = CATALOG[name]
         late = precision.late_ms(name, delay_ms)
-        steady_counts, peak_counts = counts, counts
-        if late:  # versions A/B: entries wait for the next scan (uniform: half on average)
-            rate = stream.tracked_rate_per_ms
-            steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
-            peak_counts = _with_entries(counts, rate * (delay_ms + late))
         shape = release_shape(w, name)
-        steady = design.from_counts(steady_counts, shape, layout)  # type: ignore[misc]
-        peak = design.from_counts(peak_counts, shape, layout)  # type: ignore[misc]
+        steadies, peaks = [], []
+        for counts, _ in phases:
+            steady_counts, peak_counts = counts, counts
+            if late:  # versions A/B: entries wait for the next scan (uniform: half on average)
+                rate = stream.tracked_rate_per_ms
+                steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
+                peak_counts = _with_entries(counts, rate * (delay_ms + late))
+            steadies.append(design.from_counts(steady_counts, shape, layout))  # type: ignore[misc]
+            peaks.append(design.from_counts(peak_counts, shape, layout))  # type: ignore[misc]
         ids = nack_ids_bytes(w, name, layout)
+        steady_bytes = round(sum(_bytes(s) for s in steadies) / len(steadies)) + ids
+        peak_bytes = max(_bytes(p) for p in peaks) + ids
         rows.append(
             PlanRow(
                 tracker=NACK.name,
@@ -489,13 +518,13 @@ def nack_rows(
                 side="client",
                 memory=design.memory,
                 per="consumer, partition",
-                entries=float(steady.entries),
-                steady_bytes=_bytes(steady) + ids,
-                peak_bytes=_bytes(peak) + ids,
+                entries=sum(float(s.entries) for s in steadies) / len(steadies),
+                steady_bytes=steady_bytes,
+                peak_bytes=peak_bytes,
                 early_ms=precision.early_ms(name, 0, stream.bits),
                 late_ms=late,
-                per_subscription=(_bytes(peak) + ids) * per_sub,
-                per_topic=(_bytes(peak) + ids) * per_topic,
+                per_subscription=peak_bytes * per_sub,
+                per_topic=peak_bytes * per_topic,
                 per_broker=None,
                 note="; ".join(
                     n
@@ -505,11 +534,27 @@ def nack_rows(
                     )
                     if n
                 ),
-                error_bound=_sampled_bound(name, counts),
-                direct_bytes=int(peak.jvm_direct_bytes or 0),
+                error_bound=math.hypot(
+                    max(_sampled_bound(name, c) for c, _ in phases),
+                    phase_bound([_bytes(s) for s in steadies]),
+                ),
+                direct_bytes=max(int(p.jvm_direct_bytes or 0) for p in peaks),
             )
         )
-    return rows, t
+    return rows, phases[0][1]
+
+
+def phase_bound(values: list[int]) -> float:
+    """The 95% bound (1.96 standard errors, relative to the mean) of the mean of a stratified
+    (systematic) sample of a periodic quantity, from its successive differences
+    (``var = sum(diff^2) / (2 (n - 1))``, as the fast path's key sample); 0 for a constant.
+    O(n)."""
+    n = len(values)
+    mean = sum(values) / n if n else 0.0
+    if n < 2 or mean <= 0:
+        return 0.0
+    var = sum((b - a) ** 2 for a, b in itertools.pairwise(values)) / (2 * (n - 1))
+    return 1.96 * math.sqrt(var / n) / mean
 
 
 def nack_ids_bytes(w: PlanWorkload, name: str, layout: JvmLayout) -> int:

@@ -156,7 +156,10 @@ EDGE_KEYS = 4
 
 
 def fast_counts(
-    stream: TrackedStream, seed: int = 0, layout: JvmLayout = COMPRESSED
+    stream: TrackedStream,
+    seed: int = 0,
+    layout: JvmLayout = COMPRESSED,
+    t_ms: float | None = None,
 ) -> tuple[PointCounts, float]:
     """The snapshot's counts from closed forms and a sample of bucket keys (module docstring),
     and the snapshot time. The sample takes the first and last :data:`EDGE_KEYS` keys and a
@@ -164,8 +167,8 @@ def fast_counts(
     bytes from successive key differences, and when it is above :data:`TARGET_RELATIVE_SE`
     a sample sized to meet it (up to :data:`MAX_ROWS` rows) replaces it. The totals carry
     ``error_bound_ppm``: 1.96 standard errors, in millionths (0: every key taken). O(sampled
-    rows)."""
-    t = stream.steady_time_ms()
+    rows). ``t_ms``: the snapshot time (default :meth:`TrackedStream.steady_time_ms`)."""
+    t = stream.steady_time_ms() if t_ms is None else t_ms
     first, last, width = _pending_keys(stream, t)
     chunks = -(-stream.entries_per_ledger // CHUNK)
     rows_per_key = (stream.max_delay_ms / stream.ledger_ms + 2) * chunks
@@ -353,12 +356,13 @@ def exact_counts(
     piece: int = 1 << 22,
     layout: JvmLayout = COMPRESSED,
     spark=None,
+    t_ms: float | None = None,
 ) -> tuple[PointCounts, float]:
     """The snapshot's counts from every entry it depends on, generated and folded in pieces
     of ``piece`` entries (the reducer of the Spark sweeps). With a Spark session the entries
     are generated and folded in Spark tasks (whole ledgers each) and merged on the driver.
-    O(entries)."""
-    t = stream.steady_time_ms()
+    ``t_ms``: the snapshot time (default :meth:`TrackedStream.steady_time_ms`). O(entries)."""
+    t = stream.steady_time_ms() if t_ms is None else t_ms
     workload, _ = stream.workload(t, seed)
     task = _SnapshotTask(stream, workload, t, piece, layout)
     if spark is None:

@@ -9,7 +9,8 @@ key is floored to ``2^bits`` ms. ``admit_after_ms``: an entry is tracked only wh
 exceeds it (the delayed tracker's ``addMessage`` refuses ``deliverAt <= now + tick``; 0 for
 negative acks, which are always tracked). ``due_after_ms``: at time ``T`` a bucket whose key
 is at most ``T + due_after_ms`` has been handed out (``now + tick`` for the delayed tracker,
-variant a; ``now`` for PIP-393's timer).
+variant a; ``now`` for PIP-393's timer). :meth:`TrackedStream.phase_times_ms` gives the
+snapshot times whose mean is the tracker's time average (the nack rows' steady value).
 
 :func:`workload` turns a stream into the :class:`~trackerlab.workloads.stream.Workload` of its
 entries (one message per entry, a ``fraction`` pattern), which the message-level ``--exact``
@@ -27,6 +28,8 @@ from trackerlab.workloads.stream import DEFAULT_START_MS, PatternSpec, Workload
 
 #: First ledger id of every planned stream (ids only matter for Python int sizes).
 START_LEDGER = 10_000
+#: Snapshot times a time-averaged steady value is taken at (:meth:`TrackedStream.phase_times_ms`).
+PHASES = 16
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,26 @@ class TrackedStream:
         ledger start, so the message-level path's ledgers line up with the fast path's)."""
         need = self.max_delay_ms + self.due_after_ms + 2 * self.ledger_ms + (1 << self.bits)
         return math.ceil(need / self.ledger_ms) * self.ledger_ms
+
+    def phase_times_ms(self, phases: int = PHASES) -> list[float]:
+        """``phases`` snapshot times at steady state whose mean is the tracker's time average.
+
+        What a tracker holds at ``t`` depends on where ``t`` falls in three grids: the bucket
+        grid (``2^bits`` ms: how many keys lie ahead of the clock and how full the newest is),
+        and, in publication time, the ledger grid (``ledger_ms``) and each ledger's grid of
+        2^16-entry Roaring chunks (which bitmaps and containers a bucket's entries split into).
+        A live tracker sampled over time sees every phase of each; one snapshot sees one phase
+        only. The times are :meth:`steady_time_ms` plus offsets stratified over one ledger
+        (``(j + 1/2) / phases`` of it, which also spreads the chunk phase) and, within a bucket
+        width, over the bucket phase (``(j + 1/2) / phases`` of ``2^bits`` ms past a whole
+        number of widths). O(phases)."""
+        width = 1 << self.bits
+        base = self.steady_time_ms()
+        out = []
+        for j in range(phases):
+            frac = (j + 0.5) / phases
+            out.append(base + math.floor(frac * self.ledger_ms / width) * width + frac * width)
+        return out
 
     def pending(self, t_ms: float, after_ms: float) -> float:
         """Expected tracked entries published by ``t_ms`` whose deliverAt is later than

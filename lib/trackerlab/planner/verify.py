@@ -72,12 +72,15 @@ def build_for(w: PlanWorkload):
     )
 
 
-def snapshot_entries(stream: TrackedStream, seed: int, heap: bool) -> tuple[np.ndarray, int]:
-    """``(deliverAt, ledgerId, entryId)`` rows the tracker holds at the steady snapshot, in
-    publish order, and the snapshot time (epoch ms): admitted entries published by then, not
-    handed out (a heap: ``deliverAt > now + tick``; buckets: key past the due one) and, for
-    nacks, already received. The rules of ``plan --exact``. O(entries)."""
-    t = stream.steady_time_ms()
+def snapshot_entries(
+    stream: TrackedStream, seed: int, heap: bool, t_ms: float | None = None
+) -> tuple[np.ndarray, int]:
+    """``(deliverAt, ledgerId, entryId)`` rows the tracker holds at the snapshot ``t_ms``
+    (default: the steady one), in publish order, and the snapshot time (epoch ms): admitted
+    entries published by then, not handed out (a heap: ``deliverAt > now + tick``; buckets: key
+    past the due one) and, for nacks, already received. The rules of ``plan --exact``.
+    O(entries)."""
+    t = stream.steady_time_ms() if t_ms is None else t_ms
     workload, _ = stream.workload(t, seed)
     now = DEFAULT_START_MS + t
     due_key = int(trim_lower_bits(np.int64(math.floor(now + stream.due_after_ms)), stream.bits))
@@ -126,21 +129,29 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
         if build.client_only and make is delayed_stream:
             continue
         stream = delayed_stream(w, design=design) if make is delayed_stream else nack_stream(w)
-        rows, now = snapshot_entries(stream, seed, heap=design == "triple-heap")
-        if make is delayed_stream:
-            params = {"tick_ms": int(v["tick"]), "clock_ms": now}  # type: ignore[arg-type]
-            kind = "delayed-tracker"
-        else:
-            params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
-            kind = "nack-tracker"
-        counts, _ = exact_counts(stream, seed, layout=layout)
-        size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
-        exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
-        exact += values_views(w, design, size, layout)
-        if make is nack_stream:
-            exact += nack_ids_bytes(w, design, layout)
-        cases.append(harness.HarnessCase(tracker, kind, rows, params))
-        meta.append((tracker, design, len(rows), exact))
+        # the plan's nack row is the mean over its phase snapshots: each one is built
+        times = stream.phase_times_ms() if make is nack_stream else [None]
+        names, held, exacts = [], [], []
+        for j, t in enumerate(times):
+            rows, now = snapshot_entries(stream, seed, design == "triple-heap", t)
+            if make is delayed_stream:
+                params = {"tick_ms": int(v["tick"]), "clock_ms": now}  # type: ignore[arg-type]
+                kind = "delayed-tracker"
+            else:
+                params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
+                kind = "nack-tracker"
+            counts, _ = exact_counts(stream, seed, layout=layout, t_ms=t)
+            size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
+            exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
+            exact += values_views(w, design, size, layout)
+            if make is nack_stream:
+                exact += nack_ids_bytes(w, design, layout)
+            name = tracker if t is None else f"{tracker} #{j}"
+            cases.append(harness.HarnessCase(name, kind, rows, params))
+            names.append(name)
+            held.append(len(rows))
+            exacts.append(exact)
+        meta.append((tracker, design, names, held, exacts))
     pending = w.defaults.pending_acks_design
     if pending is not None and not build.client_only:
         steady, _ = unacked_entries(w)
@@ -158,18 +169,24 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
             harness.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
         )
         exact = Dataset(n, ledgers).build(pending).jvm_bytes() if n else 0
-        meta.append(("pending acks", pending, n, exact))
+        meta.append(("pending acks", pending, ["pending acks"], [n], [exact]))
     if not cases:
         raise UsageError("--verify: the workload exercises no tracker the release's classes hold")
     measured = {m.name: m for m in harness.run(classpath, cases).measured}
     out = []
-    for tracker, design, entries, exact in meta:
-        m = measured[tracker]
-        if m.error:
-            raise UsageError(f"--verify: Pulsar {build.version}'s {tracker} failed: {m.error}")
+    for tracker, design, names, held, exacts in meta:
+        reals = []
+        for name in names:
+            m = measured[name]
+            if m.error:
+                raise UsageError(f"--verify: Pulsar {build.version}'s {tracker} failed: {m.error}")
+            reals.append((m.heap_bytes or 0) + (m.direct_capacity_bytes or 0))
         row = next(r for r in p.rows if r.tracker == tracker and r.design == design)
-        real = (m.heap_bytes or 0) + (m.direct_capacity_bytes or 0)
-        out.append(Verified(tracker, design, entries, real, row.steady_bytes, exact))
+        n = len(names)
+        out.append(
+            Verified(tracker, design, round(sum(held) / n), round(sum(reals) / n),
+                     row.steady_bytes, round(sum(exacts) / n))
+        )  # fmt: skip
     return build.version, out, note
 
 
