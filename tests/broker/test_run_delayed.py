@@ -21,41 +21,23 @@ import re
 import pyarrow.parquet as pq
 import pytest
 
+from tests.broker.conftest import VERSION, running_brokers
 from tests.conftest import run_cli
 from trackerlab import broker
 from trackerlab.broker import host
 from trackerlab.broker.process import runs_dir
 from trackerlab.experiments.real_broker import delayed
-from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
-
-VERSION = broker.DEFAULT_VERSION
-
-
-@pytest.fixture(scope="module")
-def available():
-    """The release's broker class path and host build; skips, naming what is missing."""
-    try:
-        broker.prepare(VERSION)
-        return host.build(VERSION)
-    except broker.BrokerUnavailable as exc:
-        pytest.skip(str(exc))
-    except MavenUnavailable as exc:
-        pytest.skip(f"the broker host cannot be built: {exc}")
-
-
-def _running_brokers() -> list[str]:
-    return [str(p) for p in broker.runs() if broker.status(p).running]
 
 
 def test_smoke_measured_deep_size_matches_the_plan(tmp_path, available):
-    before = set(_running_brokers())
+    before = set(running_brokers())
     out = tmp_path / "out"
     result = run_cli("broker", "run", "delayed", "--smoke", "--pulsar-version", VERSION,
                      "--out", str(out), timeout=600)  # fmt: skip
     assert result.returncode == 0, (result.stdout, result.stderr)
     assert re.search(r"worst error of the plan against the measured deep size: \d+\.\d\d%",
                      result.stdout), result.stdout  # fmt: skip
-    assert set(_running_brokers()) == before, "broker run left a broker running"
+    assert set(running_brokers()) == before, "broker run left a broker running"
     (w,) = delayed.SMOKE
     table = pq.read_table(out / f"delayed-{w.name}-{VERSION}-smoke.parquet")
     comparison = table.to_pandas()

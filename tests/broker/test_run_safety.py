@@ -16,26 +16,9 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
-
+from tests.broker.conftest import VERSION
 from tests.conftest import run_cli_until
-from trackerlab import broker
 from trackerlab.broker import host, loadgen, sockets
-from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
-
-VERSION = broker.DEFAULT_VERSION
-
-
-@pytest.fixture(scope="module")
-def built():
-    """The release's broker class path and host build; skips, naming what is missing."""
-    try:
-        broker.prepare(VERSION)
-        return host.build(VERSION)
-    except broker.BrokerUnavailable as exc:
-        pytest.skip(str(exc))
-    except MavenUnavailable as exc:
-        pytest.skip(f"the broker host cannot be built: {exc}")
 
 
 def _alive(pid: int) -> bool:
