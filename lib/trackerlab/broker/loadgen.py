@@ -13,7 +13,7 @@ import contextlib
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,6 +145,28 @@ class DelayedLoad:
             return self.proc.wait()
 
 
+def start_client(
+    built: HostBuild, run_dir: Path, name: str, main_class: str, args: list[str],
+    jvm_options: Sequence[str] = (),
+) -> tuple[subprocess.Popen, Path]:  # fmt: skip
+    """Start a workload client JVM of the host build (killed if this process dies), its
+    standard error and its log4j2 messages to ``run_dir/<name>.log``. O(1)."""
+    java = java_executable() or "java"
+    log4j = run_dir / f"{name}-log4j2.properties"
+    log4j.write_text(_LOG4J2)
+    log = run_dir / f"{name}.log"
+    cmd = [
+        java, "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true", *jvm_options,
+        f"-Dlog4j2.configurationFile={log4j}", "-cp", load_class_path(built), main_class, *args,
+    ]  # fmt: skip
+    with open(log, "ab") as err:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=run_dir,
+            preexec_fn=die_with_parent,
+        )  # fmt: skip
+    return proc, log
+
+
 @contextlib.contextmanager
 def running_load(
     built: HostBuild, service_url: str, spec: LoadSpec | PendingSpec, run_dir: Path
@@ -153,20 +175,7 @@ def running_load(
     killed if this process dies), yield it once ``ready``, and stop it by PID when the block
     ends."""
     main_class = getattr(spec, "main_class", LOAD_CLASS)
-    java = java_executable() or "java"
-    log4j = run_dir / "load-log4j2.properties"
-    log4j.write_text(_LOG4J2)
-    log = run_dir / "load.log"
-    cmd = [
-        java, "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
-        f"-Dlog4j2.configurationFile={log4j}", "-cp", load_class_path(built), main_class,
-        *spec.args(service_url),
-    ]  # fmt: skip
-    with open(log, "ab") as err:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=run_dir,
-            preexec_fn=die_with_parent,
-        )  # fmt: skip
+    proc, log = start_client(built, run_dir, "load", main_class, spec.args(service_url))
     load = DelayedLoad(proc, log)
     try:
         load.wait_ready()

@@ -18,10 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.broker.host import HostBuild, load_class_path
-from trackerlab.broker.loadgen import _LOG4J2, DelayedLoad, LoadFailed, Progress
-from trackerlab.interrupts import die_with_parent
-from trackerlab.javacheck import java_executable
+from trackerlab.broker.host import HostBuild
+from trackerlab.broker.loadgen import DelayedLoad, LoadFailed, Progress, start_client
 from trackerlab.jvmcheck.pulsar import harness
 
 __all__ = ["NACK_CLASS", "NackLoad", "NackLoadSpec", "NackSample", "running_nack_load"]
@@ -124,20 +122,8 @@ def running_nack_load(
 ) -> Iterator[NackLoad]:
     """Start the client JVM with JOL's Instrumentation (killed if this process dies), yield
     it once ``ready``, and stop it by PID when the block ends."""
-    java = java_executable() or "java"
-    log4j = run_dir / "nack-log4j2.properties"
-    log4j.write_text(_LOG4J2)
-    log = run_dir / "nack-load.log"
-    cmd = [
-        java, "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
-        *harness.jvm_options(), f"-Dlog4j2.configurationFile={log4j}",
-        "-cp", load_class_path(built), NACK_CLASS, *spec.args(service_url),
-    ]  # fmt: skip
-    with open(log, "ab") as err:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, cwd=run_dir,
-            preexec_fn=die_with_parent,
-        )  # fmt: skip
+    args = spec.args(service_url)
+    proc, log = start_client(built, run_dir, "nack-load", NACK_CLASS, args, harness.jvm_options())
     load = NackLoad(proc, log)
     try:
         load.wait_ready()

@@ -240,21 +240,8 @@ FULL = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class DelayedResult:
-    """One workload on one release: its samples, the comparison rows, how it ran."""
-
-    workload: DelayedWorkload
-    version: str
-    client_version: str
-    samples: pd.DataFrame
-    comparison: pd.DataFrame
-    start_seconds: float
-    run_seconds: float
-    achieved_rate_per_s: float
-    broker_rss_bytes: int | None
-    broker_heap_used_bytes: int | None
-    jol: str
+#: One workload on one release (:class:`~trackerlab.experiments.real_broker.results.RunResult`).
+DelayedResult = results.RunResult
 
 
 def _sample(
@@ -447,20 +434,8 @@ def run(
                         break
                 time.sleep(0.05)
             sent = load.sent_total or 0
-        samples = pd.DataFrame(rows)
-        heap_used = int(samples["broker_heap_used_bytes"].iloc[-1])
-        rss = samples["broker_rss_bytes"].iloc[-1]
-        client_version = built.jar("pulsar-client-original")
         jol = client.ping()
-        start_seconds = broker.start_seconds
-    rate = sent / w.seconds if sent else w.rate_per_s
-    comparison = compare(samples, w, broker.version, rate)
-    return DelayedResult(
-        w, broker.version,
-        client_version.parent.name if client_version else "unknown",
-        samples, comparison, start_seconds, time.monotonic() - t_launch, rate,
-        int(rss) if rss is not None and not pd.isna(rss) else None, heap_used, jol,
-    )  # fmt: skip
+    return results.finish(w, broker, built, rows, sent, jol, t_launch, compare)
 
 
 def provenance(result: DelayedResult, smoke: bool) -> dict[str, object]:
@@ -469,12 +444,6 @@ def provenance(result: DelayedResult, smoke: bool) -> dict[str, object]:
 
 
 def write_results(results_: list[DelayedResult], out_dir: Path, smoke: bool) -> list[Path]:
-    """Per result two Parquet files, each written atomically with the provenance in its schema
-    metadata (``trackerlab``): ``delayed-<workload>-<version>.parquet`` (the comparison) and
-    ``...-samples.parquet`` (the time series). O(samples)."""
-    written = []
-    for r in results_:
-        stem = f"delayed-{r.workload.name}-{r.version}{'-smoke' if smoke else ''}"
-        frames = {"": r.comparison, "-samples": r.samples}
-        written += results.write_frames(out_dir, stem, frames, provenance(r, smoke))
-    return written
+    """``delayed-<workload>-<version>[-smoke].parquet`` and ``...-samples.parquet`` per
+    result (:func:`~trackerlab.experiments.real_broker.results.write_runs`)."""
+    return results.write_runs("delayed", results_, out_dir, smoke, provenance)

@@ -137,21 +137,8 @@ FULL = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class NackResult:
-    """One workload on one release: its samples, the comparison row, how it ran."""
-
-    workload: NackWorkload
-    version: str
-    client_version: str
-    samples: pd.DataFrame
-    comparison: pd.DataFrame
-    start_seconds: float
-    run_seconds: float
-    achieved_rate_per_s: float
-    broker_rss_bytes: int | None
-    broker_heap_used_bytes: int | None
-    jol: str
+#: One workload on one release (:class:`~trackerlab.experiments.real_broker.results.RunResult`).
+NackResult = results.RunResult
 
 
 def plan_row(w: NackWorkload, version: str, rate_per_s: float):
@@ -282,28 +269,15 @@ def run(
                 time.sleep(0.05)
             sent = load.sent_total or 0
             jol = load.jol
-        samples = pd.DataFrame(rows)
-        heap_used = int(samples["broker_heap_used_bytes"].iloc[-1])
-        rss = samples["broker_rss_bytes"].iloc[-1]
-        client_jar = built.jar("pulsar-client-original")
-        start_seconds = broker.start_seconds
-    rate = sent / w.seconds if sent else w.rate_per_s
-    comparison = compare(samples, w, broker.version, rate)
-    return NackResult(
-        w, broker.version, client_jar.parent.name if client_jar else "unknown",
-        samples, comparison, start_seconds, time.monotonic() - t_launch, rate,
-        int(rss) if rss is not None and not pd.isna(rss) else None, heap_used, jol,
-    )  # fmt: skip
+    return results.finish(w, broker, built, rows, sent, jol, t_launch, compare)
+
+
+def provenance(result: NackResult, smoke: bool) -> dict[str, object]:
+    """Release, client version, run length and machine, with trackerlab's own provenance."""
+    return results.provenance("nack", result, smoke, TOLERANCE, TOLERANCE_REASON)
 
 
 def write_results(results_: list[NackResult], out_dir: Path, smoke: bool) -> list[Path]:
-    """Per result ``nack-<workload>-<version>[-smoke].parquet`` (the comparison) and
-    ``...-samples.parquet``, atomically, with the provenance in the schema metadata."""
-    written = []
-    for r in results_:
-        meta = results.provenance("nack", r, smoke, TOLERANCE, TOLERANCE_REASON)
-        stem = f"nack-{r.workload.name}-{r.version}{'-smoke' if smoke else ''}"
-        written += results.write_frames(
-            out_dir, stem, {"": r.comparison, "-samples": r.samples}, meta
-        )
-    return written
+    """``nack-<workload>-<version>[-smoke].parquet`` and ``...-samples.parquet`` per result
+    (:func:`~trackerlab.experiments.real_broker.results.write_runs`)."""
+    return results.write_runs("nack", results_, out_dir, smoke, provenance)

@@ -163,21 +163,8 @@ FULL = (
 )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class PendingResult:
-    """One workload on one release: its samples, the comparison rows, how it ran."""
-
-    workload: PendingWorkload
-    version: str
-    client_version: str
-    samples: pd.DataFrame
-    comparison: pd.DataFrame
-    start_seconds: float
-    run_seconds: float
-    achieved_rate_per_s: float
-    broker_rss_bytes: int | None
-    broker_heap_used_bytes: int | None
-    jol: str
+#: One workload on one release (:class:`~trackerlab.experiments.real_broker.results.RunResult`).
+PendingResult = broker_results.RunResult
 
 
 def plan_workload(w: PendingWorkload, sub: PendingSub, version: str, rate_per_s: float):
@@ -371,19 +358,8 @@ def run(
                         break
                 time.sleep(0.05)
             sent = load.sent_total or 0
-        samples = pd.DataFrame(rows)
-        heap_used = int(samples["broker_heap_used_bytes"].iloc[-1])
-        rss = samples["broker_rss_bytes"].iloc[-1]
-        client_jar = built.jar("pulsar-client-original")
         jol = client.ping()
-        start_seconds = broker.start_seconds
-    rate = sent / w.seconds if sent else w.rate_per_s
-    comparison = compare(samples, w, broker.version, rate)
-    return PendingResult(
-        w, broker.version, client_jar.parent.name if client_jar else "unknown", samples,
-        comparison, start_seconds, time.monotonic() - t_launch, rate,
-        int(rss) if rss is not None and not pd.isna(rss) else None, heap_used, jol,
-    )  # fmt: skip
+    return broker_results.finish(w, broker, built, rows, sent, jol, t_launch, compare)
 
 
 def provenance(result: PendingResult, smoke: bool) -> dict[str, object]:
@@ -395,11 +371,6 @@ def provenance(result: PendingResult, smoke: bool) -> dict[str, object]:
 
 
 def write_results(results: list[PendingResult], out_dir: Path, smoke: bool) -> list[Path]:
-    """Per result ``pending-acks-<workload>-<version>[-smoke].parquet`` (the comparison) and
-    ``...-samples.parquet``, written atomically with the provenance. O(samples)."""
-    written = []
-    for r in results:
-        stem = f"pending-acks-{r.workload.name}-{r.version}{'-smoke' if smoke else ''}"
-        frames = {"": r.comparison, "-samples": r.samples}
-        written += broker_results.write_frames(out_dir, stem, frames, provenance(r, smoke))
-    return written
+    """``pending-acks-<workload>-<version>[-smoke].parquet`` and ``...-samples.parquet`` per
+    result (:func:`~trackerlab.experiments.real_broker.results.write_runs`)."""
+    return broker_results.write_runs("pending-acks", results, out_dir, smoke, provenance)
