@@ -47,6 +47,8 @@ __all__ = [
 
 FILE = "pulsar_releases.yaml"
 MEASURED_FILE = "pulsar_measured.yaml"
+#: The parts of a tracker's choice a measured build's classes state.
+MEASURED_FORM = ("design", "shape", "variant", "due")
 #: How a fact is known (see the YAML's header); ``measured``: read from a released build's
 #: own classes (``data/pulsar_measured.yaml``), set by :func:`resolve` where such a record of
 #: the line agrees with the table.
@@ -88,6 +90,10 @@ class Choice:
     variant: str | None = None
     missing: str | None = None
     merged: str | None = None
+    #: when a time-bucket index hands a bucket out (``InMemoryDelayedDeliveryTracker``): None
+    #: or ``key``, its key ``<= now + tick``; ``whole-bucket``, its last ms ``<= now + tick``
+    #: (``getBucketCutoffTime``, issue #25996)
+    due: str | None = None
 
 
 @dataclass(frozen=True)
@@ -242,9 +248,7 @@ def _release(row: dict[str, Any], version: str, patch: tuple[int, int, int] | No
                 option is not None
                 and their_choices.get(tracker) is option
                 and all(
-                    form.get(k) == getattr(choices[tracker], k)
-                    for k in ("design", "shape", "variant")
-                    if k in form
+                    form.get(k) == getattr(choices[tracker], k) for k in MEASURED_FORM if k in form
                 )
             ):
                 choices[tracker] = replace(
@@ -313,4 +317,5 @@ def _choice(tracker: str, raw: dict[str, Any]) -> Choice:
         variant=raw.get("variant"),
         missing=raw.get("missing"),
         merged=raw.get("merged"),
+        due=raw.get("due"),
     )

@@ -9,6 +9,7 @@ every PID the run had must be gone (or a zombie) afterwards, and ``--out`` must 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from tests.broker.conftest import VERSION
 from tests.conftest import run_cli_until
-from trackerlab.broker import host, loadgen, sockets
+from trackerlab.broker import host, loadgen, nackload, sockets
 
 
 def _alive(pid: int) -> bool:
@@ -50,31 +51,43 @@ def _cmdline(pid: int) -> bytes:
         return b""
 
 
-def test_broker_and_client_listen_and_connect_on_loopback_only(built):
-    """While the workload produces: every TCP/UDP socket of the broker's process group and of
-    the client JVM is on 127.0.0.1 (listening, bound or connected). The check must see
-    something: the broker's three ports listen, and the client holds a connection to the
-    broker's binary port. Each JVM's one UDP socket (Netty's DnsNameResolver of a Pulsar
-    client: the broker's own, bound by ``brokerClient_dnsLookupBindAddress``, and the
-    workload's, bound by ``ClientBuilder.dnsLookupBind``) is on 127.0.0.1 too; unbound, both
-    were on 0.0.0.0 (measured 2026-11-27 on 4.2.4)."""
-    with host.running_host(VERSION) as (b, _client, hb):
-        spec = loadgen.LoadSpec("safety", ("s",), 200, 10, "uniform:0:5000")
-        with loadgen.running_load(hb, b.service_url, spec, b.run_dir) as load:
-            time.sleep(4)
-            assert load.alive()
-            broker_pids = sockets.group_pids(b.pid)
-            client_pids = [load.proc.pid]
-            assert b.pid in broker_pids
-            found = sockets.open_sockets(broker_pids + client_pids)
-            off = sockets.off_loopback(broker_pids + client_pids)
-            listening = {s.port for s in found if s.listening and s.pid in broker_pids}
-            to_broker = [s for s in found if s.pid == load.proc.pid
-                         and s.remote_port == b.ports.broker]  # fmt: skip
+def test_broker_and_clients_listen_and_connect_on_loopback_only(built):
+    """While the three workload clients produce and consume at once (``DelayedLoad``,
+    ``NackLoad`` and ``PendingLoad``, each in its JVM): every TCP/UDP socket of the broker's
+    process group and of each client JVM is on 127.0.0.1 (listening, bound or connected). The
+    check must see something: the broker's three ports listen, and each client holds a
+    connection to the broker's binary port. Each JVM's one UDP socket (Netty's
+    DnsNameResolver of a Pulsar client: the broker's own, bound by
+    ``brokerClient_dnsLookupBindAddress``, and each client's, bound by
+    ``ClientBuilder.dnsLookupBind``) is on 127.0.0.1 too; unbound, both were on 0.0.0.0
+    (measured 2026-11-27 on 4.2.4)."""
+    with host.running_host(VERSION) as (b, _client, hb), contextlib.ExitStack() as clients:
+        url = b.service_url
+        delayed = loadgen.LoadSpec("safety", ("s",), 200, 20, "uniform:0:5000")
+        nack = nackload.NackLoadSpec("safety-nack", "n", 200, 20, 0.1, 1000)
+        pending = loadgen.PendingSpec("safety-pending", ("p",), ("never",), 200, 20)
+        pending_dir = b.run_dir / "pending"
+        pending_dir.mkdir()
+        loads = [
+            clients.enter_context(loadgen.running_load(hb, url, delayed, b.run_dir)),
+            clients.enter_context(nackload.running_nack_load(hb, url, nack, b.run_dir)),
+            clients.enter_context(loadgen.running_load(hb, url, pending, pending_dir)),
+        ]
+        time.sleep(4)
+        assert all(load.alive() for load in loads)
+        broker_pids = sockets.group_pids(b.pid)
+        client_pids = [load.proc.pid for load in loads]
+        assert b.pid in broker_pids
+        found = sockets.open_sockets(broker_pids + client_pids)
+        off = sockets.off_loopback(broker_pids + client_pids)
+        listening = {s.port for s in found if s.listening and s.pid in broker_pids}
+        to_broker = {pid: [s for s in found if s.pid == pid and s.remote_port == b.ports.broker]
+                     for pid in client_pids}  # fmt: skip
     assert off == [], [str(s) for s in off]
     assert {b.ports.broker, b.ports.web, b.ports.bookie} <= listening, sorted(listening)
-    assert to_broker and all(s.remote == "127.0.0.1" for s in to_broker)
-    assert not _alive(b.pid) and not _alive(load.proc.pid)
+    for pid, conns in to_broker.items():
+        assert conns and all(s.remote == "127.0.0.1" for s in conns), pid
+    assert not _alive(b.pid) and not any(_alive(pid) for pid in client_pids)
 
 
 def _run_and(how: str, out: Path) -> tuple[object, dict[str, int]]:

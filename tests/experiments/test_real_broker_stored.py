@@ -264,3 +264,13 @@ def test_committed_results_read_without_a_broker():
         "delayed-w-4.2.4-smoke-samples.parquet"
     )
     assert ignored(".delayed-w-4.2.4.parquet.123.tmp")
+
+
+def test_a_nack_runs_samples_have_no_subscription_and_are_read(tmp_path):
+    """``broker run nack`` samples one consumer: its samples file has no ``subscription``
+    column, and is read (filed under one consumer), not left out."""
+    rows = [{"t_s": 2.0, "deep_bytes": 3_000}, {"t_s": 4.0, "deep_bytes": 3_500}]
+    write(tmp_path / "nack-2pct-1s-4.2.4-samples.parquet", rows, prov("nack", "2pct-1s", "4.2.4"))
+    results = stored.read_results(tmp_path)
+    assert results.problems == []
+    assert list(results.samples["subscription"]) == ["consumer", "consumer"]

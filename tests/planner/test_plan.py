@@ -42,11 +42,12 @@ def test_the_issues_workload_in_one_command(cli):
     assert 1.1 * 2**30 < delayed["per_topic"] < 1.5 * 2**30  # about 1.3 GiB
     heap = rows["delayed-delivery index", "triple-heap"]
     assert heap["steady_bytes"] == 256 * 2**20 + heap["steady_bytes"] % (256 * 2**20)
-    assert delayed["early_ms"] == 1000 + 511  # tick + 2^9 - 1
+    # 4.2.4 hands a bucket out once its last ms is due (getBucketCutoffTime): one tick early
+    assert delayed["early_ms"] == 1000
     nack = rows["negative-ack tracker", "nack-time-buckets"]
     assert nack["early_ms"] == 255 and nack["side"] == "client"
     assert "nack_precision_bits" in doc["assumed"] and doc["assumed"]["tick"] == "1s"
-    assert "delayed index 1.3 GiB" in doc["answer"]
+    assert "delayed index 1.32 GiB" in doc["answer"]
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,7 @@ def test_terminal_table_lists_assumptions_and_units(cli):
     result = cli("plan", *WHY)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert out.startswith("4 subscriptions x 20k/s: delayed index 1.3 GiB")
+    assert out.startswith("4 subscriptions x 20k/s: delayed index 1.32 GiB")
     assert "Assumed (Pulsar's defaults for 4.2.x): " in out and "tick 1s" in out
     assert "per topic" in out and "entries/GiB" in out and "MiB" in out
 
@@ -155,8 +156,10 @@ def test_workload_file_and_flags_share_one_vocabulary(tmp_path, cli):
 def test_budget_and_precision_recommendations():
     """The README's example with ``--budget 512MiB``: memory changes only where the bucket width
     does (powers of two), so the candidates are the powers of two; the least early tick within
-    the budget is 2,048 ms (428 MiB, up to 4,095 ms early), not the 5 s of the old fixed list
-    (272 MiB, up to 9.1 s early)."""
+    the budget is 2,048 ms (428 MiB), not the 5 s of the old fixed list (272 MiB). 4.2.4 hands a
+    bucket out when its last ms is due, so a tick is at most its own length early (2,048 ms,
+    not the key rule's 4,095), and ``--max-early 1s`` keeps the release's 1 s tick: 9 bits, the
+    least memory of the ticks up to 1 s."""
     w = PlanWorkload.parse(
         {"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:1h", "subscriptions": 4}
     )
@@ -164,17 +167,15 @@ def test_budget_and_precision_recommendations():
     fits = [row for row in budget.table if row["per_broker_bytes"] <= 512 * 2**20]
     best = min(fits, key=lambda row: row["early_ms"])
     assert budget.value == best["tick_ms"] == 2048
-    assert best["early_ms"] == 2048 + 2047
-    assert "within 512 MiB" in budget.reason and "up to 4095ms early" in budget.reason
+    assert best["early_ms"] == 2048
+    assert "within 512 MiB" in budget.reason and "up to 2048ms early" in budget.reason
     # each bucket width's smallest and largest tick that deliver earlier than the longest
     # delay (1 h), and the release's 1 s
     ticks = {row["tick_ms"] for row in budget.table}
     assert {1 << k for k in range(21)} | {1000, 511, 1023} <= ticks
     early = plan(w, max_early_ms=1000).choices[0]
-    # bucket 256 ms is the widest within 1 s (512 + 511 > 1000); of its ticks 256 .. 511 the
-    # memory is the same (within 1%), so the fewest wake-ups: 511 ms, up to 511 + 255 early
-    assert early.value == 511 and "up to 766ms early" in early.reason
-    assert all(row["early_ms"] > 1000 for row in early.table if row["tick_ms"] > 511)
+    assert early.value == 1000 and "up to 1000ms early" in early.reason
+    assert all(row["early_ms"] == row["tick_ms"] for row in early.table)
 
 
 def test_equal_memory_goes_to_the_default_then_fewer_wakeups():
@@ -299,3 +300,26 @@ def test_malformed_workload_files(tmp_path, cli):
         cli("plan", "--rate", "1k/s", "--delayed", "1%", "--delay", f"empirical:{csv}"),
         "is not a column of numbers",
     )
+
+
+def test_a_bucket_is_due_by_its_key_before_4_2_4_and_whole_after():
+    """Up to 4.2.3 a time bucket is handed out when its key ``<= now + tick`` (up to
+    tick + 2^bits - 1 ms early); 4.2.4's ``getBucketCutoffTime`` waits for its last ms, so the
+    index holds 2^bits - 1 ms more of entries: at 1,000/s with a fixed 20 s delay and tick 1 s
+    (9 bits, 512 ms buckets) that is 511 entries more (the broker held 19,306 on average,
+    data/broker/delayed-fixed-20s-4.2.4.parquet)."""
+    from trackerlab.planner.plan import plan
+    from trackerlab.planner.workload import PlanWorkload
+
+    rows = {}
+    for version in ("4.1.3", "4.2.4"):
+        w = PlanWorkload.parse(
+            {"rate": "1k/s", "delayed": "100%", "delay": "fixed:20s", "pulsar_version": version}
+        )
+        rows[version] = next(r for r in plan(w).rows if r.design == "time-buckets")
+    assert rows["4.1.3"].early_ms == 1000 + 511
+    assert rows["4.2.4"].early_ms == 1000
+    # 20 s of entries less what is due: key <= now + 1000 (4.1) or key <= now + 1000 - 511
+    # (4.2.4); with keys floored to 512 ms, on average 20,000 - 1,000 - 256 and 511 more
+    assert rows["4.1.3"].entries == pytest.approx(20_000 - 1_000 - 255.5, abs=30)
+    assert rows["4.2.4"].entries - rows["4.1.3"].entries == pytest.approx(511, abs=30)

@@ -55,6 +55,9 @@ class PulsarDefaults:
     delayed_shape: str | None = None
     #: the delayed design's variant (``a``: 4.0.1-4.0.5, whose adds cache values views)
     delayed_variant: str | None = None
+    #: when the release's own time-bucket index hands a bucket out (``Choice.due``): None, its
+    #: key is due; ``whole-bucket``, its last ms is due (4.2.4, issue #25996)
+    delayed_due: str | None = None
     #: the RoaringBitmap ART generation of the release's jar (``JvmLayout.roaring_art``)
     roaring_art: str = "1.6"
     ledger_max_bytes: int = LEDGER_MAX_BYTES
@@ -90,5 +93,6 @@ def defaults_for(version: str | None) -> PulsarDefaults:
         nack_variant=rel.choice("nack").variant,
         delayed_shape=rel.choice("delayed").shape,
         delayed_variant=rel.choice("delayed").variant,
+        delayed_due=rel.choice("delayed").due,
         roaring_art=rel.roaring_art,
     )

@@ -6,7 +6,8 @@ Delayed index (``AbstractDelayedDeliveryTracker``, non-strict mode: ``cutoff = n
 - ``time-buckets`` (variant a, #23611 as released: keys floored to ``2^bits`` ms,
   ``bits = floor(log2 tick)``, a bucket is due when its key ``<= now + tick``): up to
   ``tick + 2^bits - 1`` ms early (spec pulsar-structures.md §3.5; issue #25996); the
-  proposals keyed the same way pay the same;
+  proposals keyed the same way pay the same. 4.2.4's index (``whole_bucket``: a bucket is due
+  when its last ms ``<= now + tick``, ``getBucketCutoffTime``) is one tick early at most;
 - ``pip195-buckets``: the shared queue holds exact ``deliverAt`` values: one tick, as the heap.
 
 Negative-ack tracker:
@@ -24,11 +25,12 @@ from __future__ import annotations
 _BUCKETED_DELAYED = ("time-buckets", "time-buckets-runs", "time-buckets-flat")
 
 
-def early_ms(design: str, tick_ms: int, bits: int) -> float | None:
-    """The largest early delivery of ``design`` (ms), or None when the planner does not know."""
+def early_ms(design: str, tick_ms: int, bits: int, whole_bucket: bool = False) -> float | None:
+    """The largest early delivery of ``design`` (ms), or None when the planner does not know.
+    ``whole_bucket``: the index hands a bucket out once its last ms is due (4.2.4). O(1)."""
     width = (1 << bits) - 1
     if design in _BUCKETED_DELAYED or (design.startswith("time-buckets") and bits >= 0):
-        return float(tick_ms + width)
+        return float(tick_ms if whole_bucket else tick_ms + width)
     if design in ("triple-heap", "pip195-buckets", "delay-level-topics"):
         return float(tick_ms)
     if design.startswith("nack-time-buckets"):

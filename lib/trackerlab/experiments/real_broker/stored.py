@@ -46,8 +46,10 @@ __all__ = [
 
 #: The columns that make a file a comparison (one row per subscription and run).
 COMPARISON_COLUMNS = ("measured_deep_bytes", "plan_bytes", "error", "verdict")
-#: The columns a samples file must have.
-SAMPLES_COLUMNS = ("t_s", "subscription")
+#: The columns a samples file must have (a nack run's one consumer has no subscription
+#: column: its samples are filed under :data:`ONE_CONSUMER`).
+SAMPLES_COLUMNS = ("t_s",)
+ONE_CONSUMER = "consumer"
 #: The verdict of a row the plan does not apply to (the dispatcher fell behind).
 BEHIND = "broker behind"
 #: Experiments whose names hold a hyphen, so the file-name prefix is read whole.
@@ -190,6 +192,8 @@ def read_results(folder: str | Path, include_smoke: bool = False) -> BrokerResul
             frame["pulsar_version"] = prov.get("pulsar_version")
         frame = frame.rename(columns={"pulsar_version": "release"})
         if is_samples:
+            if "subscription" not in frame.columns:
+                frame["subscription"] = ONE_CONSUMER
             samples.append(frame)
         else:
             if "workload" not in frame.columns:

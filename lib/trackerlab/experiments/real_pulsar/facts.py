@@ -130,6 +130,9 @@ def forms(fields: Mapping[str, Mapping[str, str]], concrete: Mapping[str, str]) 
                 "variant": "a+counter" if counter else "a",
                 "field": f"delayedMessageMap: {delayed['delayedMessageMap']}",
             }
+            if "precisionMillis" in delayed:  # getBucketCutoffTime's bucket width (#25996)
+                out["delayed"]["due"] = "whole-bucket"
+                out["delayed"]["field"] += f"; precisionMillis: {delayed['precisionMillis']}"
     bucket = fields.get("org.apache.pulsar.broker.delayed.bucket.BucketDelayedDeliveryTracker")
     broker = delayed is not None and "-" not in delayed
     if broker:
@@ -252,7 +255,7 @@ def disagreements(records: Mapping[str, Any] | None = None) -> list[str]:
                        f"the class path has RoaringBitmap {jar}")  # fmt: skip
         for tracker, form in rec["trackers"].items():
             choice = release.choice(tracker)
-            for key in ("design", "shape", "variant"):
+            for key in releases.MEASURED_FORM:
                 if key in form and getattr(choice, key) != form[key]:
                     out.append(f"{version}: {tracker} {key} table {getattr(choice, key)!r}, "
                                f"measured {form[key]!r} ({form.get('field', '')})")  # fmt: skip
