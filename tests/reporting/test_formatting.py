@@ -27,7 +27,7 @@ from trackerlab.reporting import (
         (0.0075, "0.00750"),
         (9.996, "10.0"),  # rounding carries into the next magnitude
         (-0.5, "-0.500"),
-        (1.2e-7, "1.20e-07"),
+        (1.2e-7, "1.20×10⁻⁷"),  # a reader does not read e-notation
         (0.0, "0"),
         (math.inf, "∞"),
         (float("nan"), ""),

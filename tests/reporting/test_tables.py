@@ -83,3 +83,41 @@ def test_outside_a_report_the_link_downloads_the_csv(shown, monkeypatch):
     assert base64.b64decode(data).decode().splitlines()[1:4] == ["0", "1", "2"]
     assert "6 of 30 rows shown" in html  # first and last rows
     assert ">29<" in html and ">15<" not in html
+
+
+def test_headers_carry_units_from_column_names():
+    from trackerlab.reporting import reader_header
+
+    assert reader_header("per_topic_mib") == "per topic (MiB)"
+    assert reader_header("per_broker_mib") == "per broker (MiB)"
+    assert reader_header("early_ms") == "early (ms)"
+    assert reader_header("peak_client_MiB") == "peak client (MiB)"
+    assert reader_header("jvm_bytes") == "JVM (B)"
+    assert reader_header("pulsar_runs_it") == "pulsar runs it"
+    text = format_table(pd.DataFrame({"per_topic_mib": [1.5], "note": ["x"]}), ["per_topic_mib"])
+    assert list(text.columns) == ["per topic (MiB)"]
+
+
+def test_human_numbers_missing_values_and_booleans():
+    """The issue's cells: 1.292e+02 MiB, NaN, True/False, and a tiny value never in e-notation."""
+    frame = pd.DataFrame(
+        {
+            "per_topic_mib": [1.292e02, float("nan"), 1234567.0, 1.2e-7],
+            "under_limit": [True, False, True, False],
+            "note": ["a", None, "c", "d"],
+        },
+        index=[10, 11, 12, 13],
+    )
+    text = format_table(frame, {"per_topic_mib": "per topic (MiB)", "under_limit": "under"})
+    assert text["per topic (MiB)"].tolist() == ["129", "—", "1,234,567", "1.20×10⁻⁷"]
+    assert text["under"].tolist() == ["yes", "no", "yes", "no"]
+    assert format_table(frame, {"note": "note"})["note"].tolist() == ["a", "—", "c", "d"]
+    assert format_table(frame, {"per_topic_mib": Column("x", fmt="{:.1f}")})["x"].tolist()[1] == "—"
+
+
+def test_no_index_column_is_shown(shown):
+    frame = pd.DataFrame({"per_topic_mib": [1.0, 2.0]}, index=pd.Index([7, 8]))
+    show_table(frame, ["per_topic_mib"])
+    html = shown[0]["text/html"]
+    assert len(re.findall(r"<th[ >]", html)) == 1  # one header, no index column
+    assert ">7<" not in html and "per topic (MiB)" in html

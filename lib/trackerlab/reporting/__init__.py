@@ -5,13 +5,20 @@ What notebooks use (every name here is public):
 - :func:`answer` states the report's answer (the index's headline for it) and
   :func:`headline` publishes the figures listed under it;
 - :func:`show_table` and :class:`Column` show a table for a reader (chosen columns, units
-  in headers, numbers by :func:`format_number`, long tables cut with the full CSV linked);
+  in headers, numbers by :func:`format_number`, yes/no, "—" for missing values, no index,
+  long tables cut with the full CSV linked); :func:`reader_header` turns ``per_topic_mib``
+  into ``per topic (MiB)``; :func:`show_designs`, :func:`show_choices` and
+  :func:`show_checks` show the capacity plan's tables;
+- :func:`show_markdown`, :func:`show_conclusions`, :func:`bullets` and
+  :func:`escape_markdown` display generated text as markdown that renders as its words;
 - :func:`format_number`, :func:`format_bytes`, :func:`format_percent`, :func:`format_ratio`,
   :func:`format_duration` and :func:`format_delay` write numbers and delays in prose the
   way tables do;
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
+- :func:`page_figure` (sized for the page), :func:`design_color` (one colour per design in
+  every report), :func:`legend_outside` and :func:`from_zero`;
 - :func:`bytes_per_entry_axes`, :func:`plot_bucket_grid`, :func:`plot_published_points`,
   :func:`container_share` / :func:`plot_container_share` for the time-bucket plots,
   :func:`plot_lines` (series that coincide share one line and one legend entry), and
@@ -29,10 +36,21 @@ from trackerlab.reporting.formatting import (
     format_ratio,
 )
 from trackerlab.reporting.headline import answer, headline
+from trackerlab.reporting.markdown import (
+    bullets,
+    escape_markdown,
+    show_conclusions,
+    show_markdown,
+)
+from trackerlab.reporting.plan_tables import show_checks, show_choices, show_designs
 from trackerlab.reporting.plots import (
     bytes_per_entry_axes,
     coinciding,
     container_share,
+    design_color,
+    from_zero,
+    legend_outside,
+    page_figure,
     plot_bucket_grid,
     plot_container_share,
     plot_lines,
@@ -41,15 +59,18 @@ from trackerlab.reporting.plots import (
 from trackerlab.reporting.reader import reader_text
 from trackerlab.reporting.reproduction import show_reproduction
 from trackerlab.reporting.seeds import seed_short, seed_title
-from trackerlab.reporting.tables import Column, show_table
+from trackerlab.reporting.tables import Column, reader_header, show_table
 
 __all__ = [
     "Column",
     "answer",
+    "bullets",
     "bytes_per_entry_axes",
     "coinciding",
     "container_share",
+    "design_color",
     "display_path",
+    "escape_markdown",
     "figure_defects",
     "format_bytes",
     "format_delay",
@@ -57,14 +78,23 @@ __all__ = [
     "format_number",
     "format_percent",
     "format_ratio",
+    "from_zero",
     "headline",
+    "legend_outside",
+    "page_figure",
     "plot_bucket_grid",
     "plot_container_share",
     "plot_lines",
     "plot_published_points",
+    "reader_header",
     "reader_text",
     "seed_short",
     "seed_title",
+    "show_checks",
+    "show_choices",
+    "show_conclusions",
+    "show_designs",
+    "show_markdown",
     "show_reproduction",
     "show_table",
 ]

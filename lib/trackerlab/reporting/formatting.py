@@ -1,7 +1,8 @@
 """Numbers as a reader wants them: thousands separators, a few significant figures, no ``64.0``.
 
 ``format_number(251658240)`` is ``251,658,240``; ``format_number(2.5166e+01)`` is ``25.2``;
-``format_number(64.0)`` is ``64``; ``format_number(0.0075)`` is ``0.00750``. Tables
+``format_number(64.0)`` is ``64``; ``format_number(0.0075)`` is ``0.00750``; a number below
+10⁻⁴ is written ``1.20×10⁻⁷``, never in e-notation. Tables
 (:mod:`~trackerlab.reporting.tables`), headlines and conclusions use the same rules, so a
 figure reads the same wherever it appears. O(1) per value.
 """
@@ -22,6 +23,8 @@ __all__ = [
     "format_ratio",
 ]
 
+#: Digits and minus sign as superscripts, for powers of ten (``×10⁻⁷``, never ``e-07``).
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Binary units, as every seed uses them ("MB" there is MiB).
 BYTE_UNITS = (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 
@@ -62,7 +65,9 @@ def format_number(value: object, sig: int = 3) -> str:
     if magnitude >= sig - 1:
         return f"{v:,.0f}"
     if magnitude < -4:
-        return f"{rounded:.{max(sig - 1, 0)}e}"
+        mantissa = rounded / 10.0**magnitude
+        exponent = str(magnitude).translate(_SUPERSCRIPT)
+        return f"{mantissa:.{max(sig - 1, 0)}f}×10{exponent}"
     decimals = max(0, sig - 1 - magnitude)
     return f"{rounded:,.{decimals}f}"
 

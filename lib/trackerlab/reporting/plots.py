@@ -1,4 +1,12 @@
-"""Small matplotlib helpers shared by the notebooks (log-log size plots).
+"""Small matplotlib helpers shared by the notebooks: figures sized for the page, one colour
+per design, legends outside the data, log-log size plots.
+
+A report's page shows a figure at most about :data:`PAGE_WIDTH_PX` pixels wide; the inline
+backend saves it at :data:`DPI`. :func:`page_figure` makes figures at most
+:data:`PAGE_WIDTH_IN` wide, so the browser never shrinks them and a 9-point font stays 12 px
+on screen; :func:`design_color` gives every design of the catalog the same colour in every
+report; :func:`legend_outside` puts a legend right of (or under) the axes; :func:`from_zero`
+starts an axis that cannot go negative at 0.
 
 pyplot is imported inside the functions: importing :mod:`trackerlab.reporting` (the report
 kernel does, before IPython selects the inline backend) must not fix matplotlib's backend.
@@ -8,12 +16,90 @@ from __future__ import annotations
 
 import pandas as pd
 
+from trackerlab.catalog.colors import design_color, design_colors
+
+__all__ = [
+    "DPI",
+    "MIN_FONT_PT",
+    "PAGE_WIDTH_IN",
+    "PAGE_WIDTH_PX",
+    "bytes_per_entry_axes",
+    "coinciding",
+    "container_share",
+    "design_color",
+    "design_colors",
+    "from_zero",
+    "legend_outside",
+    "page_figure",
+    "plot_bucket_grid",
+    "plot_container_share",
+    "plot_lines",
+    "plot_published_points",
+]
+
+#: Width (CSS px) a report's page gives a figure (the HTML export's column).
+PAGE_WIDTH_PX = 960
+#: Dots per inch of the inline backend's PNGs (matplotlib's default ``figure.dpi``).
+DPI = 100
+#: Widest figure (inches): shown at its natural size on the page.
+PAGE_WIDTH_IN = PAGE_WIDTH_PX / DPI
+#: Smallest font (points) a figure uses: 9 pt at 100 dpi is 12.5 px on screen.
+MIN_FONT_PT = 9
+
+
+def page_figure(nrows: int = 1, ncols: int = 1, height: float = 4.0, width: float = 0.0, **kw):
+    """``plt.subplots`` sized for the report's page: ``width`` inches (default and cap
+    :data:`PAGE_WIDTH_IN`), ``height`` inches *per row*, constrained layout."""
+    import matplotlib.pyplot as plt
+
+    w = min(width or PAGE_WIDTH_IN, PAGE_WIDTH_IN)
+    kw.setdefault("layout", "constrained")
+    return plt.subplots(nrows, ncols, figsize=(w, height * nrows), **kw)
+
+
+def legend_outside(target, where: str = "right", **kw):
+    """A legend outside the data: right of the axes (``where="right"``) or under the figure
+    (``"below"``, for wide legends). ``target`` is an Axes or a Figure (one legend for the
+    figure, from the first axes' handles and labels, duplicates dropped)."""
+    from matplotlib.figure import Figure
+
+    kw.setdefault("fontsize", MIN_FONT_PT)
+    kw.setdefault("frameon", False)
+    if isinstance(target, Figure):
+        seen: dict[str, object] = {}
+        for ax in target.axes:
+            for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                seen.setdefault(label, h)
+        if where == "below":
+            return target.legend(
+                list(seen.values()),
+                list(seen),
+                loc="outside lower center",
+                ncols=kw.pop("ncols", min(4, len(seen)) or 1),
+                **kw,
+            )
+        return target.legend(list(seen.values()), list(seen), loc="outside right upper", **kw)
+    if where == "below":
+        return target.legend(
+            loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=kw.pop("ncols", 3), **kw
+        )
+    return target.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, **kw)
+
+
+def from_zero(ax, axis: str = "y") -> None:
+    """Start ``axis`` at 0 for a quantity that cannot be negative (memory, counts, times);
+    the top keeps matplotlib's choice."""
+    if axis == "y":
+        ax.set_ylim(bottom=0)
+    else:
+        ax.set_xlim(left=0)
+
 
 def bytes_per_entry_axes(title: str, xlabel: str = "messages per bucket M"):
     """A log-log axes for bytes per entry, labelled the same way in every report."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 5.5))
+    fig, ax = plt.subplots(figsize=(PAGE_WIDTH_IN, 5.5), layout="constrained")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
@@ -29,7 +115,9 @@ def plot_published_points(
     """Mark the seeds' numbers (one annotated star per id)."""
     ax.scatter(points[x], points[y], marker="*", s=180, color="black", zorder=5, label=label)
     for _, p in points.iterrows():
-        ax.annotate(p["id"], (p[x], p[y]), textcoords="offset points", xytext=(6, 6), fontsize=8)
+        ax.annotate(
+            p["id"], (p[x], p[y]), textcoords="offset points", xytext=(6, 6), fontsize=MIN_FONT_PT
+        )
 
 
 def plot_bucket_grid(ax, table: pd.DataFrame, curves: pd.DataFrame, theory_label: str) -> None:
@@ -86,7 +174,7 @@ def plot_container_share(mix: pd.DataFrame, title: str):
 
     from trackerlab.reporting.formatting import format_number
 
-    fig, ax = plt.subplots(figsize=(8, 3.8))
+    fig, ax = plt.subplots(figsize=(8, 3.8), layout="constrained")
     for rate, part in mix.groupby("rate_per_ms"):
         part = part.sort_values("messages_per_bucket")
         ax.plot(
@@ -102,7 +190,7 @@ def plot_container_share(mix: pd.DataFrame, title: str):
     ax.set_ylabel("bitset containers (share)")
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    legend_outside(ax)
     return fig
 
 
@@ -152,14 +240,16 @@ def plot_lines(
 ) -> None:
     """One line of ``y / scale`` against ``x`` per value of ``by``. Series that lie on top of
     each other are drawn once, labelled ``a = b`` (equal) or ``a ≈ b`` (within a pixel or
-    two), so no legend entry names a hidden line; on a log axis values <= 0 are left out."""
+    two), so no legend entry names a hidden line; on a log axis values <= 0 are left out.
+    A series named after a catalog design takes its :func:`design_color` unless ``colors``
+    says otherwise."""
     for group, equal in coinciding(frame, by, y, log=log):
         rows = frame[frame[by].astype(str) == group[0]]
         values = rows[y] / scale
         if log:
             values = values.where(values > 0)
         label = (" = " if equal else " ≈ ").join(group)
-        color = (colors or {}).get(group[0])
+        color = (colors or {}).get(group[0]) or design_colors().get(group[0])
         if step:
             ax.step(rows[x], values, where="post", label=label, color=color)
         else:

@@ -33,7 +33,31 @@ import pandas as pd
 
 from trackerlab.reporting.formatting import format_number
 
-__all__ = ["TABLE_MIME", "Column", "format_table", "show_table"]
+__all__ = ["MISSING", "TABLE_MIME", "Column", "format_table", "reader_header", "show_table"]
+
+#: What a missing value (None, NaN) shows as in a table cell.
+MISSING = "—"
+#: Unit suffixes of the project's column names and the unit a header shows for each.
+UNIT_SUFFIXES = (
+    ("_b_per_entry", "B per entry"),
+    ("_bytes_per_entry", "B per entry"),
+    ("_per_entry", "B per entry"),
+    ("_bytes", "B"),
+    ("_mib", "MiB"),
+    ("_MiB", "MiB"),
+    ("_kib", "KiB"),
+    ("_gib", "GiB"),
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_ns", "ns"),
+    ("_s", "s"),
+    ("_b", "B"),
+    ("_pct", "%"),
+    ("_per_ms", "per ms"),
+    ("_per_s", "per s"),
+)
+#: Whole-word abbreviations a header spells the way a reader knows them.
+HEADER_WORDS = {"jvm": "JVM", "mib": "MiB", "b": "B", "id": "id", "rb": "RB", "pip": "PIP"}
 
 #: MIME type of the full table that the report runner writes beside the HTML.
 TABLE_MIME = "application/vnd.trackerlab.table+json"
@@ -62,19 +86,43 @@ class Column:
             value, bool | np.bool_
         ):
             value = value / self.scale if self.scale != 1 else value
+        if _missing(value):
+            return MISSING
         if self.fmt is None:
             return format_number(value, self.sig)
-        if value is None or (isinstance(value, float) and np.isnan(value)):
-            return ""
         return self.fmt(value) if callable(self.fmt) else self.fmt.format(value)
 
 
 ColumnSpec = str | Column
 
 
-def _columns(frame: pd.DataFrame, columns: Mapping[str, ColumnSpec] | None, sig: int):
+def _missing(value: object) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float | np.floating) and bool(np.isnan(value))
+
+
+def reader_header(name: object) -> str:
+    """A column name as a header: ``per_topic_mib`` -> ``per topic (MiB)``,
+    ``early_ms`` -> ``early (ms)``, ``pulsar_runs_it`` -> ``pulsar runs it``. O(len(name))."""
+    text = str(name)
+    unit = ""
+    for suffix, shown in UNIT_SUFFIXES:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text, unit = text[: -len(suffix)], shown
+            break
+    words = [HEADER_WORDS.get(w.lower(), w) for w in text.replace("_", " ").split()]
+    head = " ".join(words)
+    return f"{head} ({unit})" if unit else head
+
+
+def _columns(
+    frame: pd.DataFrame, columns: Mapping[str, ColumnSpec] | Sequence[str] | None, sig: int
+):
     if columns is None:
-        columns = {c: str(c) for c in frame.columns}
+        columns = list(frame.columns)
+    if not isinstance(columns, Mapping):
+        columns = {c: reader_header(c) for c in columns}
     specs = {}
     for source, spec in columns.items():
         if source not in frame.columns:
@@ -91,7 +139,9 @@ def _flat(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def format_table(
-    frame: pd.DataFrame, columns: Mapping[str, ColumnSpec] | None = None, sig: int = 3
+    frame: pd.DataFrame,
+    columns: Mapping[str, ColumnSpec] | Sequence[str] | None = None,
+    sig: int = 3,
 ) -> pd.DataFrame:
     """The table as text, one string per cell, under the reader's headers."""
     frame = _flat(frame)
@@ -178,7 +228,7 @@ def _html(text: pd.DataFrame, numeric: Sequence[bool], caption: str, note: str) 
 
 def show_table(
     frame: pd.DataFrame,
-    columns: Mapping[str, ColumnSpec] | None = None,
+    columns: Mapping[str, ColumnSpec] | Sequence[str] | None = None,
     *,
     name: str = "",
     caption: str = "",
@@ -190,7 +240,8 @@ def show_table(
     """Display ``frame`` for a reader (see the module docstring).
 
     ``columns`` maps frame columns (index levels count as columns) to headers or
-    :class:`Column` specs; ``keep`` (a boolean mask or ``frame -> mask``) picks the rows a
+    :class:`Column` specs, or lists the columns to show under :func:`reader_header` headers
+    (``None``: every column so); ``keep`` (a boolean mask or ``frame -> mask``) picks the rows a
     long table keeps; ``csv=True`` links the CSV even when nothing was cut.
     """
     from IPython.display import display

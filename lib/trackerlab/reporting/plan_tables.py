@@ -1,0 +1,77 @@
+"""The capacity plan's tables for a reader (the ``capacity_planner`` report).
+
+:mod:`trackerlab.planner.frames` builds the frames (column names with units); these
+functions show them with :func:`~trackerlab.reporting.tables.show_table`: the columns that
+answer the question (totals per topic and broker, early delivery) first, units in the
+headers, human numbers.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from trackerlab.planner.frames import choice_frame, rows_frame
+from trackerlab.planner.plan import Plan
+from trackerlab.reporting.tables import Column, show_table
+
+__all__ = ["CHOICE_COLUMNS", "DESIGN_COLUMNS", "show_checks", "show_choices", "show_designs"]
+
+#: :func:`rows_frame`'s columns as the report shows them: the answer (totals) first.
+DESIGN_COLUMNS = {
+    "tracker": "tracker",
+    "design": "design",
+    "pulsar_runs_it": "the release runs it",
+    "per_topic_mib": "per topic (MiB)",
+    "per_broker_mib": "per broker (MiB)",
+    "early_ms": "delivered early by up to (ms)",
+    "one_per": "one per",
+    "steady_mib": "one unit, steady (MiB)",
+    "peak_mib": "one unit, peak (MiB)",
+    "bytes_per_entry": "per entry (B)",
+    "entries": "entries",
+    "where": "where",
+    "note": "note",
+}
+#: :func:`choice_frame`'s columns, the chosen setting first.
+CHOICE_COLUMNS = {
+    "chosen": "recommended",
+    "tick_ms": "tick (ms)",
+    "nack_precision_bits": "nack precision (bits)",
+    "bucket_ms": "bucket (ms)",
+    "early_ms": "delivered early by up to (ms)",
+    "per_broker_mib": "delayed index per broker (MiB)",
+    "per_topic_mib": "nack trackers per topic (MiB)",
+    "wakeups_per_s": "wake-ups (per s)",
+}
+
+
+def show_designs(p: Plan) -> None:
+    """:func:`rows_frame` as a reader's table (totals first, units in the headers)."""
+    frame = rows_frame(p)
+    show_table(frame, DESIGN_COLUMNS, name="designs", max_rows=40)
+
+
+def show_choices(p: Plan) -> None:
+    """:func:`choice_frame` as a reader's table; a long one keeps the rows around the choice."""
+    frame = choice_frame(p)
+    columns = {k: v for k, v in CHOICE_COLUMNS.items() if k in frame.columns}
+    chosen = frame.index[frame.chosen].tolist()
+    at = frame.index.get_loc(chosen[0]) if chosen else 0
+    near = (abs(pd.Series(range(len(frame)), index=frame.index) - at) <= 5).to_numpy()
+    show_table(frame, columns, name="tick-choices", keep=near, max_rows=11)
+
+
+def show_checks(checks: pd.DataFrame) -> None:
+    """:func:`exact_check` as a reader's table."""
+    show_table(
+        checks,
+        {
+            "tracker": "tracker",
+            "design": "design",
+            "fast_over_exact": Column("fast / exact", fmt="{:.4f}"),
+            "fast_mib": Column("fast answer (MiB)", sig=4),
+            "exact_mib": Column("message-level snapshot (MiB)", sig=4),
+            "rate": "publish rate",
+        },
+        name="exact-check",
+    )
