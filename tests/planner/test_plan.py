@@ -136,7 +136,10 @@ def test_terminal_table_lists_assumptions_and_units(cli):
     result = cli("plan", *WHY)
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert out.startswith("4 subscriptions x 20k/s: delayed index 1.32 GiB")
+    assert out.startswith(  # the workload in the user's words, then the answer
+        "A topic publishing 20k/s to 4 subscriptions, 30% of messages delayed (uniform:0:1h), "
+        "2% nacked, on Pulsar 4.2.x, needs per topic: delayed index 1.32 GiB"
+    )
     assert "Assumed (Pulsar's defaults for 4.2.x): " in out and "tick 1s" in out
     assert "per topic" in out and "entries/GiB" in out and "MiB" in out
 

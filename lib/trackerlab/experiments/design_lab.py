@@ -39,7 +39,7 @@ from trackerlab.models.proposals.hier_buckets import HierBucketTracker
 from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.params import check_int, check_positive
-from trackerlab.paths import data_dir, repo_root
+from trackerlab.paths import data_dir, display_path, repo_root
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.spark.store import read_sweep
 from trackerlab.workloads.delay_spec import DelaySpec
@@ -211,13 +211,13 @@ def load_matrix(
     big = big_rows[big_rows.messages >= 10**9] if len(big_rows) else pd.DataFrame()
     if len(lab):
         cells = lab.drop_duplicates(list(CELL_COLUMNS)).shape[0]
-        source = f"Spark sweep {path} ({cells} cells, block {BLOCK!r})"
+        source = f"Spark sweep {display_path(path)} ({cells} cells, block {BLOCK!r})"
         return LabResults(lab, source, True, big)
     t0 = time.perf_counter()
     frame = run_matrix(fallback)
     source = (
         f"single process, {len(fallback.cells())} cells of {fallback.messages:,} messages "
-        f"({time.perf_counter() - t0:.1f} s); no design-lab rows in {path}"
+        f"({time.perf_counter() - t0:.1f} s); no design-lab rows in {display_path(path)}"
     )
     return LabResults(frame, source, False, big)
 

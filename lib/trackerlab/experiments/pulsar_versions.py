@@ -217,17 +217,26 @@ def delayed_by_version(scenario: Scenario, versions: tuple[str, ...] | None = No
 
 
 def upgrade_headline(old: str, new: str, scenario: Scenario) -> str:
-    """One sentence: what upgrading ``old`` -> ``new`` does to the delayed index."""
+    """One sentence, in the user's words: what upgrading ``old`` -> ``new`` does to the
+    delayed index of ``scenario`` (the workload is named in it)."""
     row = upgrade(old, new, scenario).loc[TRACKERS["delayed"]]
-    step = f"upgrading {row['old_version']} -> {row['new_version']}"
+    step = f"Upgrading from {row['old_version']} to {row['new_version']}"
+    kind, _, value = scenario.delay.partition(":")
+    delayed = f"delayed {value}" if kind == "fixed" else f"with delays {scenario.delay}"
+    workload = (
+        f"for {scenario.rate_per_ms * 1000:,.0f} msg/s {delayed} in batches of "
+        f"{scenario.batch_size}, {scenario.subscriptions} subscriptions"
+    )
     if row["old_design"] == row["new_design"]:
+        change = -row["saved_mib"] * 2**20
         return (
-            f"{step} keeps the delayed index at {row['new_mib']:,.1f} MiB: the same "
-            f"{row['new_design']} structure (a change of {-row['saved_mib'] * 2**20:+,.0f} B)"
+            f"{step} keeps the delayed index at {row['new_mib']:,.1f} MiB {workload}: the same "
+            f"{row['new_design']} structure ({'+' if change >= 0 else '−'}"
+            f"{abs(change) / 2**10:,.0f} KiB)"
         )
     return (
         f"{step} changes the delayed index from {row['old_mib']:,.1f} MiB to "
-        f"{row['new_mib']:,.1f} MiB ({row['old_design']} -> {row['new_design']})"
+        f"{row['new_mib']:,.1f} MiB {workload} ({row['old_design']} → {row['new_design']})"
     )
 
 

@@ -13,7 +13,6 @@ import pandas as pd
 
 from trackerlab.planner.plan import Plan, delayed_rows, nack_rows
 from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
-from trackerlab.workloads.units import format_duration_ms
 
 MIB = 2**20
 #: Decimals :func:`rows_frame`'s columns are shown with.
@@ -72,30 +71,47 @@ def choice_frame(p: Plan) -> pd.DataFrame:
 
 def plot_designs(p: Plan):
     """Per-topic memory of every design, one panel per tracker (MiB; a log scale when the
-    designs span more than 30x)."""
+    designs span more than 30x), two panels a row, each design in its catalog colour; the
+    design the release runs is the filled dot with a black ring and a bold label."""
     import matplotlib.pyplot as plt
+
+    from trackerlab.catalog.colors import design_color
 
     frame = rows_frame(p)
     trackers = list(dict.fromkeys(frame.tracker))
+    ncols = min(2, len(trackers))
+    nrows = math.ceil(len(trackers) / ncols)
     fig, axes = plt.subplots(
-        1, len(trackers), figsize=(4.2 * len(trackers), 3.6), layout="constrained", squeeze=False
+        nrows, ncols, figsize=(9.6, 2.6 * nrows), layout="constrained", squeeze=False
     )
-    for ax, tracker in zip(axes[0], trackers, strict=True):
+    for ax in axes.flat[len(trackers) :]:
+        ax.set_visible(False)
+    for ax, tracker in zip(axes.flat, trackers, strict=False):
         part = frame[frame.tracker == tracker]
-        colours = ["tab:orange" if d else "tab:blue" for d in part.pulsar_runs_it]
         values = part.per_topic_mib.clip(lower=1e-3)
         log = values.max() > 30 * values.min()  # a dot plot: bars mislead on a log axis
         ax.hlines(part.design, values.min() / 2 if log else 0, values, color="0.85", lw=1)
-        ax.scatter(values, part.design, c=colours, zorder=3)
+        ax.scatter(
+            values,
+            part.design,
+            c=[design_color(d) for d in part.design],
+            edgecolors=["black" if r else "none" for r in part.pulsar_runs_it],
+            linewidths=1.5,
+            s=60,
+            zorder=3,
+        )
         if log:
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(plt.NullFormatter())
         else:
             ax.set_xlim(left=0)
-        ax.set_xlabel("MiB per topic" + (" (log scale)" if log else ""))
+        ax.tick_params(labelsize=9)
+        for label, runs in zip(ax.get_yticklabels(), part.pulsar_runs_it, strict=True):
+            label.set_fontweight("bold" if runs else "normal")
+        ax.set_xlabel("MiB per topic" + (" (log scale)" if log else ""), fontsize=9)
         ax.set_title(tracker, fontsize=10)
         ax.invert_yaxis()
-    fig.suptitle("Memory per topic by design (orange: what the release runs)", fontsize=10)
+    fig.suptitle("Memory per topic by design (bold, ringed: what the release runs)", fontsize=11)
     return fig
 
 
@@ -104,7 +120,7 @@ def plot_choice(p: Plan):
     import matplotlib.pyplot as plt
 
     frame = choice_frame(p)
-    fig, ax = plt.subplots(figsize=(6.4, 3.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(7, 3.8), layout="constrained")
     memory = next(c for c in frame.columns if c.endswith("_mib"))
     ax.plot(frame.early_ms / 1000, frame[memory], "o-")
     chosen = frame[frame.chosen]
@@ -121,7 +137,7 @@ def plot_choice(p: Plan):
     ax.set_yscale("log")
     ax.set_xlabel("largest early delivery (s)")
     ax.set_ylabel(memory.replace("_mib", " (MiB)").replace("_", " "))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     return fig
 
 
@@ -158,9 +174,9 @@ def exact_check(w: PlanWorkload, rate: str = "") -> pd.DataFrame:
 
 
 def conclusions(p: Plan, checks: pd.DataFrame | None = None) -> str:
-    """The plan's conclusions as markdown bullets: the delayed index against the smallest
-    design, every other tracker the release runs, the recommendation, and how close the fast
-    answer came to ``checks`` (:func:`exact_check`)."""
+    """The plan's conclusions as markdown bullets, beyond the answer the report leads with:
+    the delayed index against the smallest design, a budget no setting meets, and how close
+    the fast answer came to ``checks`` (:func:`exact_check`)."""
     frame = rows_frame(p)
     lines = []
     delayed = frame[frame.tracker == "delayed-delivery index"]
@@ -169,29 +185,20 @@ def conclusions(p: Plan, checks: pd.DataFrame | None = None) -> str:
         runs = delayed[delayed.pulsar_runs_it].iloc[0]
         others = frame[frame.pulsar_runs_it & (frame.tracker != runs.tracker)].per_topic_mib
         largest = others.empty or runs.per_topic_mib >= others.max()
+        smallest = (
+            "it is the smallest design here"
+            if best.design == runs.design
+            else f"the smallest design here, {best.design}, needs "
+            f"{best.per_topic_mib:,.1f} MiB ({best.per_topic_mib / runs.per_topic_mib:.2f} of it)"
+        )
         lines.append(
             f"- The delayed index{' is the largest tracker' if largest else ''}: "
             f"{runs.per_topic_mib:,.1f} MiB per topic "
-            f"with {runs.design} (what {p.workload.defaults.version} runs); the smallest design "
-            f"here, {best.design}, needs {best.per_topic_mib:,.1f} MiB "
-            f"({best.per_topic_mib / runs.per_topic_mib:.2f} of it)."
+            f"with {runs.design} (what {p.workload.defaults.version} runs); {smallest}."
         )
-    for _, row in frame[frame.pulsar_runs_it].iterrows():
-        if row.tracker != "delayed-delivery index":
-            lines.append(
-                f"- {row.tracker}: {row.per_topic_mib:,.2f} MiB per topic "
-                f"({row.design}, {row['where']})."
-            )
     for choice in p.choices:
         if choice.value is None:
             lines.append(f"- {choice.reason}.")
-            continue
-        setting = (
-            format_duration_ms(choice.value) if choice.setting == "tick" else f"{choice.value} bits"
-        )
-        lines.append(
-            f"- Recommended {choice.setting.replace('_', ' ')}: {setting} ({choice.reason})."
-        )
     if checks is not None and not checks.empty:
         worst = 100 * (checks.fast_over_exact - 1).abs().max()
         lines.append(

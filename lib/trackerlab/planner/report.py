@@ -34,9 +34,14 @@ def answer(plan: Plan) -> str:
     w = plan.workload
     v = w.values
     subs = f"{v['subscriptions']} subscription{'s' if v['subscriptions'] != 1 else ''}"
-    head = f"{subs} x {w.describe('rate')}"
+    head = f"A topic publishing {w.describe('rate')}"
     if v["partitions"] != 1:
         head += f" over {v['partitions']} partitions"
+    head += f" to {subs}"
+    if v["delayed"]:
+        head += f", {w.describe('delayed')} of messages delayed ({w.describe('delay')})"
+    if v["nacked"]:
+        head += f", {w.describe('nacked')} nacked"
     parts = []
     delayed = plan.own("delayed-delivery index")
     if delayed is not None:
@@ -57,7 +62,7 @@ def answer(plan: Plan) -> str:
     queue = plan.own("receiver queue")
     if queue is not None:
         parts.append(f"receiver queues up to {format_bytes(queue.per_topic)} on the clients")
-    text = f"{head}: " + "; ".join(parts) + f" (per topic, Pulsar {w.defaults.version})."
+    text = f"{head}, on Pulsar {w.defaults.version}, needs per topic: " + "; ".join(parts) + "."
     if v["topics"] != 1 and delayed is not None and delayed.per_broker is not None:
         text += (
             f" For {v['topics']:,} such topics a broker holds "
@@ -72,7 +77,7 @@ def answer(plan: Plan) -> str:
                 if choice.setting == "tick"
                 else f"{choice.value} bits"
             )
-            text += f" Recommended {choice.setting.replace('_', ' ')}: {unit} ({choice.reason})."
+            text += f" Recommended {choice.setting.replace('_', ' ')}: {unit}, the {choice.reason}."
     return text
 
 
