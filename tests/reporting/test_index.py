@@ -98,8 +98,9 @@ def test_the_capacity_planner_leads_once_it_exists(tmp_path):
     )
     page = render_index(tmp_path)
     lead = page.index('class="lead"')
-    assert lead < page.index("Reproduction of the seeds") < page.index('id="delayed_delivery"')
-    assert "Your topic needs 1.3 GiB" in page[lead : page.index("Reproduction of the seeds")]
+    # the engineer's questions come first, the reproduction status opens the research part
+    assert lead < page.index('id="delayed_delivery"') < page.index("Reproduction of the seeds")
+    assert "Your topic needs 1.3 GiB" in page[lead : page.index('id="delayed_delivery"')]
     assert page.count(f'id="{LEAD_REPORT}"') == 1  # not also a card
 
 
@@ -118,3 +119,37 @@ def test_failed_runs_are_listed(tmp_path):
     )
     page = render_index(tmp_path)
     assert "Failed runs" in page and "cell 3: ZeroDivisionError" in page
+
+
+def test_questions_in_the_engineers_order_then_research(tmp_path):
+    """Memory for my workload, upgrade, consumer limit, best design; then research. Answers
+    start upper case even when the notebook wrote them in lower case."""
+    _reports(tmp_path)
+    for name, title, answer in (
+        (LEAD_REPORT, "Capacity planner", "A topic at 20k/s needs 1.3 GiB"),
+        ("pulsar_versions", "Today's Pulsar", "upgrading from 4.0.5 to 4.1 keeps 288.8 MiB"),
+        ("receiver_queue", "Receiver queue", "A consumer under 64 MiB stays under it"),
+        ("design_lab", "Design lab", "Over 8 cells, hier is best"),
+        ("zz_other", "Another study", "Something else."),
+    ):
+        _meta(tmp_path, name, title, answer=answer)
+    page = render_index(tmp_path)
+    order = [
+        "How much memory will my workload need?",
+        'id="capacity_planner"',
+        "What changes if I upgrade Pulsar?",
+        'id="pulsar_versions"',
+        "Does my consumer stay under its memory limit?",
+        'id="receiver_queue"',
+        "Which tracker design is best?",
+        'id="delayed_delivery"',
+        "Research",
+        "Reproduction of the seeds",
+        'id="design_lab"',
+        'id="spark_sweeps"',
+        'id="zz_other"',
+    ]
+    positions = [page.index(mark) for mark in order]
+    assert positions == sorted(positions)
+    assert "Upgrading from 4.0.5 to 4.1 keeps 288.8 MiB." in page
+    assert "upgrading from" not in page

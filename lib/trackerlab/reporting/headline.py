@@ -41,8 +41,12 @@ def headline(label: str, value: object, note: str = "") -> None:
 
 
 def answer(text: str) -> None:
-    """Publish the report's answer: one sentence, the index's headline for this report."""
+    """Publish the report's answer: one sentence, the index's headline for this report (its
+    first letter is made upper case)."""
     from IPython.display import display
+
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
 
     bundle = {
         ANSWER_MIME: {"text": text},
