@@ -121,3 +121,17 @@ def test_no_index_column_is_shown(shown):
     html = shown[0]["text/html"]
     assert len(re.findall(r"<th[ >]", html)) == 1  # one header, no index column
     assert ">7<" not in html and "per topic (MiB)" in html
+
+
+def test_columns_beyond_the_page_width_move_to_the_csv(shown, monkeypatch):
+    """Twelve columns of 17-character numbers ("1,234,567,890,123": 17 x 8 + 22 = 158 px each)
+    do not fit 900 px: the first five fit (790 px, a sixth makes 948), the others are named
+    under the table and kept in the CSV."""
+    monkeypatch.setenv(REPORT_NAME_ENV, "report")
+    frame = pd.DataFrame({f"c{i}": [1234567890123.0 + i] for i in range(12)})
+    show_table(frame, {f"c{i}": f"c{i}" for i in range(12)}, name="wide")
+    (bundle,) = shown
+    html = bundle["text/html"]
+    assert len(re.findall(r"<th[ >]", html)) == 5
+    assert "7 more columns (c5, c6, c7, c8, c9, c10, c11) in the full table" in html
+    assert bundle[TABLE_MIME]["csv"].splitlines()[0] == ",".join(f"c{i}" for i in range(12))

@@ -181,9 +181,21 @@ def scaling_table(frame: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------- figures
 
 
+#: Widest figure (inches) a report page shows at its natural size (960 px at 100 dpi).
+PAGE_WIDTH_IN = 9.6
+
+
+def _cell_text(v: float) -> str:
+    """A heatmap cell's number: whole bytes from 10 up, two significant figures below."""
+    if not np.isfinite(v):
+        return ""
+    return f"{v:,.0f}" if v >= 9.5 else f"{v:.2g}"
+
+
 def plot_heatmaps(frame: pd.DataFrame):
-    """One heatmap of bytes per entry over rate x trim bits per design (columns) and delay
-    kind (rows: fixed, random); shared logarithmic colour scale."""
+    """One heatmap of bytes per entry over rate x trim bits per design and delay kind (fixed,
+    random side by side), two designs a row so the grid fits the page's width; shared
+    logarithmic colour scale, its bar under the grid."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import LogNorm
 
@@ -193,42 +205,56 @@ def plot_heatmaps(frame: pd.DataFrame):
     values = np.concatenate([t.to_numpy().ravel() for t in tables.values() if t.size])
     values = values[np.isfinite(values) & (values > 0)]
     norm = LogNorm(vmin=values.min(), vmax=values.max()) if len(values) else None
+    per_row = max(1, 4 // len(kinds)) if kinds else 1
+    ncols = per_row * max(1, len(kinds))
+    nrows = max(1, -(-len(designs) // per_row))
     fig, axes = plt.subplots(
-        len(kinds),
-        len(designs),
-        figsize=(4.4 * len(designs), 3.8 * len(kinds)),
+        nrows,
+        ncols,
+        figsize=(PAGE_WIDTH_IN, 2.9 * nrows + 0.6),
         squeeze=False,
         layout="constrained",
     )
+    for ax in axes.flat:
+        ax.set_axis_off()
     image = None
-    for i, k in enumerate(kinds):
-        for j, d in enumerate(designs):
+    for n, d in enumerate(designs):
+        for m, k in enumerate(kinds):
+            i, j = divmod(n * len(kinds) + m, ncols)
             ax, t = axes[i][j], tables[(d, k)]
             if t.empty:
-                ax.set_axis_off()
                 continue
+            ax.set_axis_on()
             image = ax.imshow(
                 t.to_numpy(), norm=norm, cmap="viridis", aspect="auto", origin="lower"
             )
-            ax.set_xticks(range(len(t.columns)), [str(c) for c in t.columns])
-            ax.set_yticks(range(len(t.index)), [f"{r:g}" for r in t.index])
+            ax.set_xticks(range(len(t.columns)), [str(c) for c in t.columns], fontsize=9)
+            ax.set_yticks(range(len(t.index)), [f"{r:g}" for r in t.index], fontsize=9)
             for (y, x), v in np.ndenumerate(t.to_numpy()):
                 ax.text(
                     x,
                     y,
-                    f"{v:.2g}",
+                    _cell_text(v),
                     ha="center",
                     va="center",
-                    fontsize=7,
+                    fontsize=8,
                     color=_label_colour(image, v),
                 )
-            ax.set_title(f"{DESIGN_LABELS[d]}\n{'random' if k else 'fixed'} delay", fontsize=9)
-            if i == len(kinds) - 1:
-                ax.set_xlabel("trim bits y (bucket = 2^y ms)")
+            label = DESIGN_LABELS[d].replace(" (", "\n(", 1)
+            ax.set_title(f"{label}, {'random' if k else 'fixed'} delay", fontsize=9)
+            if i == nrows - 1 or n + per_row >= len(designs):
+                ax.set_xlabel("trim bits y", fontsize=9)
             if j == 0:
-                ax.set_ylabel("rate x (msg/ms)")
+                ax.set_ylabel("rate x (msg/ms)", fontsize=9)
     if image is not None:
-        fig.colorbar(image, ax=axes, shrink=0.8, label="JVM bytes per entry (heap + direct)")
+        fig.colorbar(
+            image,
+            ax=axes,
+            location="bottom",
+            shrink=0.6,
+            aspect=40,
+            label="JVM bytes per entry (heap + direct; bucket = 2^y ms)",
+        )
     return fig
 
 
@@ -244,7 +270,7 @@ def plot_penalty(frame: pd.DataFrame):
     """Random-delay penalty of the two bucket designs against M = x * 2^y."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
     for design in ("nack-time-buckets", "nack-time-buckets-runs"):
         ratio = random_penalty(frame, design).stack().rename("ratio").reset_index()
         if ratio.empty:
@@ -257,7 +283,7 @@ def plot_penalty(frame: pd.DataFrame):
     ax.set_xlabel("messages per bucket M = x * 2^y")
     ax.set_ylabel("bytes per entry, random / fixed delay")
     ax.set_title("Random-delay penalty (uniform delays vs one fixed delay)", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
 
 
@@ -266,7 +292,7 @@ def plot_scaling(frame: pd.DataFrame, from_spark: bool):
     import matplotlib.pyplot as plt
 
     table = scaling_table(frame)
-    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
     for delay, t in table.groupby("delay"):
         line = ax.plot(t.messages, t.wall_s_per_1e6, "o-", label=f"{delay}: wall time")
         if from_spark:
@@ -285,5 +311,5 @@ def plot_scaling(frame: pd.DataFrame, from_spark: bool):
     ax.set_title(
         "Spark sweep cost per message" if from_spark else "Single-process cost per message"
     )
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig

@@ -109,15 +109,37 @@ def bytes_per_entry_axes(title: str, xlabel: str = "messages per bucket M"):
     return fig, ax
 
 
+#: Where a point's label may go (offset points), tried in order until it overlaps no other.
+_LABEL_OFFSETS = ((6, 6), (6, -16), (-34, 6), (-34, -16), (6, 20), (6, -30))
+
+
 def plot_published_points(
     ax, points: pd.DataFrame, x: str, y: str, label: str = "published"
 ) -> None:
-    """Mark the seeds' numbers (one annotated star per id)."""
+    """Mark the seeds' numbers (one annotated star per id); a label that would overlap an
+    earlier one moves to the next free offset (:data:`_LABEL_OFFSETS`)."""
     ax.scatter(points[x], points[y], marker="*", s=180, color="black", zorder=5, label=label)
+    renderer = ax.figure.canvas.get_renderer()
+    placed = []
     for _, p in points.iterrows():
-        ax.annotate(
-            p["id"], (p[x], p[y]), textcoords="offset points", xytext=(6, 6), fontsize=MIN_FONT_PT
-        )
+        for offset in _LABEL_OFFSETS:
+            text = ax.annotate(
+                p["id"],
+                (p[x], p[y]),
+                textcoords="offset points",
+                xytext=offset,
+                fontsize=MIN_FONT_PT,
+            )
+            box = text.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            text.remove()
+        else:
+            text = ax.annotate(
+                p["id"], (p[x], p[y]), textcoords="offset points", xytext=(6, 6), fontsize=9
+            )
+            box = text.get_window_extent(renderer)
+        placed.append(box)
 
 
 def plot_bucket_grid(ax, table: pd.DataFrame, curves: pd.DataFrame, theory_label: str) -> None:

@@ -15,18 +15,20 @@ from trackerlab.reporting.tables import Column, show_table
 
 __all__ = ["show_reproduction"]
 
+#: The answer first (published against the model, the verdict); the theory columns last,
+#: where a narrow page moves them to the full table (CSV).
 REPRODUCTION_COLUMNS = {
     "id": "id",
+    "published": "published",
+    "jvm_model": "JVM model",
+    "ratio": Column("model / published", sig=3),
+    "verdict": "verdict",
+    "unit": "unit",
     "system": "structure",
     "parameters": "parameters",
-    "published": "published",
-    "unit": "unit",
-    "jvm_model": "JVM model",
     "python_real": "Python-real",
     "theory_published": "theory as published",
     "theory_corrected": "theory corrected",
-    "ratio": Column("model / published", sig=3),
-    "verdict": "verdict",
 }
 
 
@@ -39,6 +41,7 @@ def show_reproduction(results: Sequence[object], caption: str = "") -> pd.DataFr
         rows,
         REPRODUCTION_COLUMNS,
         caption=caption or "Published numbers against the models (values in the unit column)",
+        name="reproduction",
         max_rows=len(rows),
     )
     notes = rows.loc[rows["explanation"] != "", ["id", "explanation"]]

@@ -16,7 +16,11 @@ through :func:`~trackerlab.reporting.formatting.format_number` (thousands separa
 significant figures, integers without ``.0``). A table longer than ``max_rows`` collapses to
 its ``keep`` rows (else its first and last rows) and links to the full table as CSV:
 ``trackerlab report`` writes it beside the HTML as ``NOTEBOOK.NAME.csv``; in JupyterLab the
-link downloads it. Wide tables scroll sideways inside their own box and long text wraps.
+link downloads it. A table shows its columns, in the order given, while they fit the page's
+width (:data:`MAX_TABLE_PX`, estimated from the longest word of each column); the columns
+after go to the CSV, named under the table. Long text wraps. Missing values show as "—",
+booleans as yes / no, and a frame's index never shows unless it holds named levels (they
+become ordinary columns).
 """
 
 from __future__ import annotations
@@ -190,6 +194,38 @@ def _rows_to_show(frame: pd.DataFrame, keep: object, max_rows: int) -> tuple[np.
     return positions[:max_rows], True
 
 
+#: Width (CSS px) a table may take: the report's output column at a 1280-px window.
+MAX_TABLE_PX = 900
+#: Estimated width of one character of a table cell (0.92em of a 16-px sans-serif font,
+#: digits and lower case; generous so that an estimate never fits a table that does not).
+_CHAR_PX = 8.0
+#: Horizontal padding and border of one cell (0.7em on each side).
+_CELL_PAD_PX = 22.0
+#: Narrowest a wrapping text column gets (``min-width:8em`` below).
+_TEXT_MIN_PX = 8 * 14.7
+
+
+def _column_px(header: str, cells: Sequence[str], numeric: bool) -> float:
+    """The narrowest a column can be drawn: its longest unbreakable word (header, text) or its
+    longest cell (numbers do not wrap), plus padding. O(characters)."""
+    words = [len(w) for w in str(header).split()] or [0]
+    if numeric:
+        words += [len(c) for c in cells]
+        return max(words) * _CHAR_PX + _CELL_PAD_PX
+    words += [len(w) for c in cells for w in str(c).split()]
+    return max(max(words) * _CHAR_PX, _TEXT_MIN_PX) + _CELL_PAD_PX
+
+
+def _columns_that_fit(text: pd.DataFrame, numeric: Sequence[bool], max_px: float) -> int:
+    """How many leading columns fit ``max_px`` (at least two: a label and a value)."""
+    total = 0.0
+    for i, (header, num) in enumerate(zip(text.columns, numeric, strict=True)):
+        total += _column_px(header, text.iloc[:, i].tolist(), num)
+        if total > max_px and i >= 2:
+            return i
+    return len(text.columns)
+
+
 _TABLE_CSS = (
     "border-collapse:collapse;font-size:0.92em;margin:0.2em 0;font-variant-numeric:tabular-nums"
 )
@@ -236,13 +272,16 @@ def show_table(
     max_rows: int = 15,
     sig: int = 3,
     csv: bool = False,
+    max_px: float = MAX_TABLE_PX,
 ) -> None:
     """Display ``frame`` for a reader (see the module docstring).
 
     ``columns`` maps frame columns (index levels count as columns) to headers or
     :class:`Column` specs, or lists the columns to show under :func:`reader_header` headers
     (``None``: every column so); ``keep`` (a boolean mask or ``frame -> mask``) picks the rows a
-    long table keeps; ``csv=True`` links the CSV even when nothing was cut.
+    long table keeps; ``csv=True`` links the CSV even when nothing was cut. Columns are
+    shown in the order given while they fit ``max_px`` (the page's width); the ones after
+    move to the full table (CSV), so list the columns that answer the question first.
     """
     from IPython.display import display
 
@@ -255,14 +294,23 @@ def show_table(
     ]
     positions, cut = _rows_to_show(frame, keep, max_rows)
     shown = text.iloc[positions]
+    fit = _columns_that_fit(shown, numeric, max_px)
+    hidden = list(shown.columns[fit:])
+    shown, numeric = shown.iloc[:, :fit], numeric[:fit]
     bundle: dict[str, object] = {}
     note = ""
-    if cut or csv:
+    if cut or csv or hidden:
         _counter["tables"] += 1
         slug = _slug(name or caption or f"table-{_counter['tables']}")
         csv_text = _scaled(frame, specs).to_csv(index=False)
         link = f'<a href="{_csv_href(slug, csv_text)}" download="{slug}.csv">full table (CSV)</a>'
         what = f"{len(shown)} of {len(frame):,} rows shown" if cut else f"{len(frame):,} rows"
+        if hidden:
+            what += (
+                f"; {len(hidden)} more column{'s' if len(hidden) > 1 else ''} ("
+                + html.escape(", ".join(map(str, hidden)))
+                + ") in the full table"
+            )
         note = f"{what}; {link}"
         bundle[TABLE_MIME] = {"name": slug, "csv": csv_text, "rows": len(frame)}
     plain = shown.to_string(index=False)
