@@ -228,11 +228,15 @@ def upgrade_headline(old: str, new: str, scenario: Scenario) -> str:
         f"{scenario.batch_size}, {scenario.subscriptions} subscriptions"
     )
     if row["old_design"] == row["new_design"]:
-        change = -row["saved_mib"] * 2**20
+        change_mib = -row["saved_mib"]
+        size = (
+            f"{abs(change_mib):,.1f} MiB {'larger' if change_mib > 0 else 'smaller'}"
+            if abs(change_mib) >= 0.05
+            else "the same size"
+        )
         return (
             f"{step} keeps the delayed index at {row['new_mib']:,.1f} MiB {workload}: the same "
-            f"{row['new_design']} structure ({'+' if change >= 0 else '−'}"
-            f"{abs(change) / 2**10:,.0f} KiB)"
+            f"{row['new_design']} structure, {size}"
         )
     return (
         f"{step} changes the delayed index from {row['old_mib']:,.1f} MiB to "
