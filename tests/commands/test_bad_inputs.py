@@ -177,6 +177,16 @@ SIZE = ("size", "triple-heap")
             ["report (", "estimated", "--allow-large"],
         ),
         (("notebooks", "--profile", ""), ["unknown profile ''"]),
+        (("report", "--check", "/nonexistent/r"), ["folder /nonexistent/r does not exist"]),
+        (("report", "--check", str(REPO / "docs")), ["--check: no *.html page in"]),
+        (("report", "--check", "x", "--screenshots"), ["give one"]),
+        (("report", "--screenshots", str(REPO / "docs")), ["needs --label before or"]),
+        (("report", "--label", "after"), ["--label goes with --screenshots"]),
+        (("report", "--screenshots", "--label", "now"), ["invalid choice: 'now'"]),
+        (
+            ("report", "--screenshots", str(REPO / "docs"), "--label", "after"),
+            ["--screenshots: index.html, capacity_planner.html", "not found in"],
+        ),
         # a negative value after a space reaches the option's own check (argparse alone
         # said "expected one argument"), and names the range
         (("plan", "--rate", "-5k/s"), ["--rate: the rate must be > 0, got '-5k/s'"]),

@@ -41,3 +41,32 @@ def test_code_is_behind_the_toggle_and_nothing_is_fetched(tmp_path):
     assert "body:not(.tl-show-code)" in page
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=\"https?:", page)
     assert 'href="index.html"' in page and 'href="r.ipynb"' in page
+
+
+def test_a_figure_carries_its_smallest_font_and_dpi_for_the_browser_check(tmp_path):
+    from trackerlab.reporting.figure_check import FIGURE_CHECK_MIME
+
+    nb = nbformat.v4.new_notebook()
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    checked = {"defects": [], "title": "sizes", "font_pt": 7.5, "dpi": 100.0}
+    unchecked = {"defects": [], "title": "old"}  # a bundle from before fonts were recorded
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "fig",
+            execution_count=1,
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data", data={"image/png": png, FIGURE_CHECK_MIME: bundle}
+                )
+                for bundle in (checked, unchecked)
+            ],
+        )
+    ]
+    executed = tmp_path / "r.ipynb"
+    nbformat.write(nb, executed)
+    export_report(executed, tmp_path / "r.html", NotebookInfo("r", executed, "R", ()), {}, "smoke")
+    images = re.findall(r"<img [^>]*>", (tmp_path / "r.html").read_text())
+    assert [re.sub(r" src=\"[^\"]*\"", "", i) for i in images] == [
+        '<img alt="sizes" data-dpi="100.0" data-font-pt="7.5"/>',
+        '<img alt="old"/>',
+    ]

@@ -103,6 +103,21 @@ def test_the_kernel_extension_attaches_the_check_to_displayed_figures():
     assert shell.display_formatter.format("text")[0].get(FIGURE_CHECK_MIME) is None
 
 
+def test_the_smallest_visible_font_and_the_dpi_are_recorded_for_the_browser_check():
+    fig, ax = plt.subplots(dpi=80)
+    ax.set_title("title", fontsize=14)
+    ax.tick_params(labelsize=11)
+    ax.set_xlabel("x", fontsize=12)
+    ax.annotate("small", (0.5, 0.5), fontsize=7.5)
+    ax.text(0.1, 0.1, "hidden", fontsize=3).set_visible(False)
+    ax.text(0.2, 0.2, "", fontsize=2)  # empty: draws nothing
+    assert figure_check.figure_fonts(fig) == (7.5, 80.0)
+    shell = InteractiveShell.instance()
+    figure_check.load_ipython_extension(shell)
+    check = shell.display_formatter.format(fig)[0][FIGURE_CHECK_MIME]
+    assert (check["font_pt"], check["dpi"]) == (7.5, 80.0)
+
+
 def test_a_light_band_is_visible_and_a_band_under_an_opaque_one_is_not():
     fig, ax = plt.subplots(figsize=(5, 3))
     ax.plot(X, X, label="line")

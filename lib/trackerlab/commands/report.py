@@ -6,6 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from trackerlab.errors import UsageError
+
+#: The reports ``--screenshots`` photographs besides the index (``--only`` replaces them).
+SCREENSHOT_REPORTS = ("capacity_planner", "receiver_queue", "pulsar_versions")
+SCREENSHOT_LABELS = ("before", "after")
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
@@ -36,6 +42,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="run even when the estimated time or memory exceeds this machine",
     )
+    p.add_argument(
+        "--check",
+        nargs="?",
+        const="",
+        metavar="FOLDER",
+        help="render nothing: open every page of a rendered folder (default: reports/) in "
+        "headless Chromium and list what reads badly (exit 1 on findings)",
+    )
+    p.add_argument(
+        "--screenshots",
+        nargs="?",
+        const="",
+        metavar="FOLDER",
+        help="render nothing: write full-page PNGs (1280 px wide) of index.html and three "
+        "reports (--only to choose) of a rendered folder (default: reports/) to "
+        "reports/screenshots/NAME-LABEL.png",
+    )
+    p.add_argument("--label", choices=SCREENSHOT_LABELS, help="with --screenshots: before or after")
     p.set_defaults(func=run_report)
 
     n = subparsers.add_parser(
@@ -49,6 +73,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    if args.check is not None and args.screenshots is not None:
+        raise UsageError("report: --check and --screenshots are separate runs; give one")
+    if args.check is not None:
+        return run_check(args.check)
+    if args.screenshots is not None:
+        return run_screenshots(args.screenshots, args.label, args.only)
+    if args.label is not None:
+        raise UsageError("report: --label goes with --screenshots")
     from trackerlab.reporting.runner import run_report as run
 
     result = run(
@@ -62,6 +94,50 @@ def run_report(args: argparse.Namespace) -> int:
         )
     print(result.index)
     return 1 if result.failures else 0
+
+
+def _folder(value: str) -> Path:
+    from trackerlab.paths import reports_dir
+
+    folder = Path(value) if value else reports_dir()
+    if not folder.is_dir():
+        raise UsageError(f"report: folder {value or folder} does not exist (render it first)")
+    return folder
+
+
+def run_check(value: str) -> int:
+    """``trackerlab report --check [FOLDER]``: one line per finding, then a summary line."""
+    from trackerlab.reporting.browser_check import check_folder, pages_of
+
+    folder = _folder(value)
+    findings = check_folder(folder)
+    for finding in findings:
+        print(finding.line())
+    pages = pages_of(folder)
+    bad = len({f.report for f in findings})
+    if findings:
+        print(
+            f"trackerlab: browser check of {folder}: {len(findings)} findings "
+            f"in {bad} of {len(pages)} pages"
+        )
+        return 1
+    print(f"trackerlab: browser check of {folder}: {len(pages)} pages, no findings")
+    return 0
+
+
+def run_screenshots(value: str, label: str | None, only: list[str] | None) -> int:
+    """``trackerlab report --screenshots [FOLDER] --label before|after [--only NAME...]``."""
+    from trackerlab.paths import reports_dir
+    from trackerlab.reporting.browser_check import screenshots
+
+    if label is None:
+        raise UsageError("report: --screenshots needs --label before or --label after")
+    folder = _folder(value)
+    for path in screenshots(
+        folder, only or SCREENSHOT_REPORTS, reports_dir() / "screenshots", label
+    ):
+        print(path)
+    return 0
 
 
 def list_notebooks(args: argparse.Namespace) -> int:

@@ -83,7 +83,10 @@ REPORT_TEMPLATE = (
     "{% block data_png scoped %}"
     '<div class="jp-RenderedImage jp-OutputArea-output {{ extra_class }}">'
     "<img src=\"data:image/png;base64,{{ output.data['image/png'] | escape_html }}\" "
-    "alt=\"{{ output.metadata.get('trackerlab_alt', 'figure') | escape_html }}\"></div>"
+    "alt=\"{{ output.metadata.get('trackerlab_alt', 'figure') | escape_html }}\""
+    "{% if output.metadata.get('trackerlab_font_pt') %}"
+    ' data-font-pt="{{ output.metadata.trackerlab_font_pt }}"'
+    ' data-dpi="{{ output.metadata.trackerlab_dpi }}"{% endif %}></div>'
     "{%- endblock data_png %}\n"
 )
 
@@ -122,13 +125,18 @@ def read_figure_defects(nb: nbformat.NotebookNode) -> list[str]:
 
 
 def _describe_figures(nb: nbformat.NotebookNode) -> None:
-    """Give every figure its titles as alternative text (the figure check records them)."""
+    """Give every figure its titles as alternative text, and its smallest font size (pt) and
+    dpi for the browser check's ``data-font-pt``/``data-dpi`` (the figure check records them)."""
     for cell in nb.cells:
         for output in cell.get("outputs", []):
             data = output.get("data", {})
             if "image/png" in data:
-                title = data.get(FIGURE_CHECK_MIME, {}).get("title") or "figure"
-                output.setdefault("metadata", {})["trackerlab_alt"] = title
+                check = data.get(FIGURE_CHECK_MIME, {})
+                meta = output.setdefault("metadata", {})
+                meta["trackerlab_alt"] = check.get("title") or "figure"
+                if check.get("font_pt") and check.get("dpi"):
+                    meta["trackerlab_font_pt"] = round(float(check["font_pt"]), 2)
+                    meta["trackerlab_dpi"] = round(float(check["dpi"]), 2)
 
 
 def _unheading(nb: nbformat.NotebookNode) -> None:

@@ -32,7 +32,7 @@ from collections import Counter
 
 import numpy as np
 
-__all__ = ["FIGURE_CHECK_MIME", "figure_defects", "load_ipython_extension"]
+__all__ = ["FIGURE_CHECK_MIME", "figure_defects", "figure_fonts", "load_ipython_extension"]
 
 FIGURE_CHECK_MIME = "application/vnd.trackerlab.figure-check+json"
 #: A pixel counts as changed when one channel moves by more than this (0-255).
@@ -297,6 +297,24 @@ def figure_title(fig) -> str:
     return "; ".join(dict.fromkeys(p.replace("\n", " ") for p in parts if p)) or "figure"
 
 
+def figure_fonts(fig) -> tuple[float | None, float]:
+    """(smallest font size in points of any visible, non-empty text, the figure's dpi).
+
+    The PNG the inline backend embeds is drawn at ``fig.dpi``, so text of ``pt`` points is
+    ``pt * dpi / 72`` pixels high in the image; the browser check scales that by the share of
+    the image's natural width the page shows (:mod:`trackerlab.reporting.browser_check`).
+    O(number of artists).
+    """
+    from matplotlib.text import Text
+
+    sizes = [
+        float(t.get_fontsize())
+        for t in fig.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.figure is fig
+    ]
+    return (min(sizes) if sizes else None), float(fig.dpi)
+
+
 def _check(obj: object) -> dict | None:
     """The figure-check bundle of ``obj`` if it is a matplotlib figure, else None."""
     import sys
@@ -307,9 +325,12 @@ def _check(obj: object) -> dict | None:
     started = time.perf_counter()
     try:
         defects = figure_defects(obj)
+        font_pt, dpi = figure_fonts(obj)
         return {
             "defects": defects,
             "title": figure_title(obj),
+            "font_pt": font_pt,
+            "dpi": dpi,
             "seconds": time.perf_counter() - started,
         }
     except Exception as exc:  # a broken check must show, not hide the figure's defects
