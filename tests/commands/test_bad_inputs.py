@@ -185,7 +185,7 @@ SIZE = ("size", "triple-heap")
         (("report", "--screenshots", "--label", "now"), ["invalid choice: 'now'"]),
         (
             ("report", "--screenshots", str(REPO / "docs"), "--label", "after"),
-            ["--screenshots: index.html, capacity_planner.html", "not found in"],
+            ["--screenshots: index.html, capacity_planner.html, design_lab.html", "not found in"],
         ),
         # a negative value after a space reaches the option's own check (argparse alone
         # said "expected one argument"), and names the range

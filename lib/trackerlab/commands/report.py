@@ -9,7 +9,7 @@ from pathlib import Path
 from trackerlab.errors import UsageError
 
 #: The reports ``--screenshots`` photographs besides the index (``--only`` replaces them).
-SCREENSHOT_REPORTS = ("capacity_planner", "receiver_queue", "pulsar_versions")
+SCREENSHOT_REPORTS = ("capacity_planner", "design_lab", "overview")
 SCREENSHOT_LABELS = ("before", "after")
 
 

@@ -14,7 +14,8 @@ and returns one :class:`Finding` per defect:
   the image's ``data-font-pt`` and ``data-dpi`` attributes, which the report exporter writes
   from the kernel's figure check (:func:`trackerlab.reporting.figure_check.figure_fonts`);
   an image without them is a finding too, since its text cannot be measured;
-- **unstyled DataFrame**: index cells (``th`` in body rows), snake_case headers, and
+- **unstyled DataFrame**: index cells (``th`` in a row that has ``td`` cells), snake_case
+  headers (cells of rows made of ``th`` only), and
   ``True``/``False``, ``NaN`` or e-notation (``1.292e+02``) cells;
 - **monospace block that is not code**: printed output (a ``pre`` in an output area), or a
   markdown ``pre`` without a code language (text indented by four spaces);
@@ -146,7 +147,10 @@ _DOM_CHECKS = r"""
 
   for (const table of document.querySelectorAll('table')) {
     if (!shown(table) || isCode(table)) continue;
-    const heads = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+    // header rows hold only th (in a thead or not); an index is a th in a row with td
+    const rows = [...table.rows];
+    const headRows = rows.filter((r) => r.cells.length && [...r.cells].every((c) => c.tagName === 'TH'));
+    const heads = headRows.flatMap((r) => [...r.cells].map((c) => c.textContent.trim()));
     const name = 'table ' + nth(table, 'table') +
       (heads.filter(Boolean).length ? ' [' + clip(heads.filter(Boolean).join(', '), 50) + ']' : '');
     const boxes = [table, table.parentElement, table.closest('.jp-OutputArea-output')];
@@ -157,7 +161,8 @@ _DOM_CHECKS = r"""
         break;
       }
     }
-    const indexCells = table.querySelectorAll('tbody tr > th').length;
+    const indexCells = rows.filter((r) => !headRows.includes(r))
+      .reduce((n, r) => n + [...r.cells].filter((c) => c.tagName === 'TH').length, 0);
     if (indexCells) add('unstyled DataFrame: index column (' + indexCells + ' th in body rows)', table, name);
     const snake = heads.filter((h) => /^[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+$/.test(h));
     if (snake.length) add('unstyled DataFrame: snake_case header ' + snake.slice(0, 4).join(', ') +
@@ -334,6 +339,20 @@ def check_folder(folder: Path, executable: str | Path = CHROMIUM) -> list[Findin
     return check_pages(pages, executable)
 
 
+def _palette_png(png: bytes) -> bytes:
+    """``png`` with a 256-colour palette: about a third of the bytes, the text as sharp (pages
+    are mostly flat colours). Pillow comes with matplotlib. O(pixels)."""
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png)) as image:
+        palette = image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE)
+    out = io.BytesIO()
+    palette.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 def screenshots(
     folder: Path,
     names: Iterable[str],
@@ -341,8 +360,9 @@ def screenshots(
     label: str,
     executable: str | Path = CHROMIUM,
 ) -> list[Path]:
-    """Full-page PNGs (1280 px wide viewport) of ``index`` and each of ``names``, written
-    atomically as ``out/NAME-LABEL.png``; requests other than the page are aborted."""
+    """Full-page PNGs (1280 px wide viewport, 256-colour palette) of ``index`` and each of
+    ``names``, written atomically as ``out/NAME-LABEL.png``; requests other than the page
+    are aborted."""
     folder = Path(folder)
     pages = [folder / f"{n}.html" for n in ("index", *names)]
     missing = [p.name for p in pages if not p.is_file()]
@@ -357,7 +377,7 @@ def screenshots(
                 context.route("**/*", _only(url))
                 page = context.new_page()
                 page.goto(url, wait_until="load")
-                png = page.screenshot(full_page=True, type="png")
+                png = _palette_png(page.screenshot(full_page=True, type="png"))
             finally:
                 context.close()
             Path(out).mkdir(parents=True, exist_ok=True)
