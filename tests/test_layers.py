@@ -52,6 +52,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trackerlab.safe_yaml",
             "trackerlab.budget",
             "trackerlab.interrupts",
+            "trackerlab.strict_json",
         ),
     ),
 )

@@ -118,8 +118,19 @@ def attach_negative_values(parser: argparse.ArgumentParser, argv: Sequence[str])
     return out
 
 
+def encodable_output() -> None:
+    """Make every later write to stdout and stderr encodable under any locale (``LC_ALL=C``,
+    ``PYTHONIOENCODING=ascii``): a character the encoding lacks ("\u2013", "\u00b1") is written
+    as its ``\\u`` escape instead of raising UnicodeEncodeError. O(1)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit code."""
+    encodable_output()
     try:
         parser = build_parser()
         argv = sys.argv[1:] if argv is None else argv

@@ -13,3 +13,16 @@ def one_line(message: object) -> str:
     """The line ``trackerlab`` prints on stderr for a UsageError (or an OSError's text):
     ``trackerlab: <message>``. The capacity planner's JupyterLab form shows the same line."""
     return f"trackerlab: {message}"
+
+
+#: Longest echo of a user's value in a message; a longer one is cut (``'1111...'`` (5000 chars)).
+SHOWN_CHARS = 40
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message, cut to :data:`SHOWN_CHARS` characters with its length,
+    so a 5000-digit value still gives a short line. O(len(value))."""
+    text = repr(value)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 4]}...{text[-1]} ({len(str(value)):,} characters)"

@@ -14,7 +14,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 
-__all__ = ["die_with_parent", "sigint_held"]
+__all__ = ["die_with_parent", "sigint_held", "sigint_watched"]
 
 
 @contextlib.contextmanager
@@ -31,6 +31,28 @@ def sigint_held() -> Iterator[Callable[[], bool]]:
     finally:
         # also drops a handler installed inside the block (SparkContext's calls the JVM from
         # the signal handler, which breaks a py4j call in progress)
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def sigint_watched() -> Iterator[Callable[[], bool]]:
+    """Let Ctrl-C raise ``KeyboardInterrupt`` as usual during the block, and yield a function
+    telling whether one came: a SIGINT landing inside a py4j call surfaces as a broken call
+    ("Answer from Java side is empty"), and the caller turns that back into an interrupt.
+    Outside the main thread it watches nothing. O(1)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    came: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        came.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield lambda: bool(came)
+    finally:
         signal.signal(signal.SIGINT, previous)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import TypeVar
 
-from trackerlab.errors import UsageError
+from trackerlab.errors import UsageError, shown
 
 T = TypeVar("T")
 
@@ -52,13 +52,14 @@ def _with(range_text: str) -> str:
 def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``value`` as an int in ``lo..hi`` (inclusive), or raise UsageError."""
     if isinstance(value, bool) or not isinstance(value, Integral):
+        # ASCII digits only ("４" is no number here), and few enough for int() (4300 at most)
         if (isinstance(value, float) and value.is_integer()) or (
-            isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+\s*", value)
+            isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]{1,100}\s*", value)
         ):
             value = int(value)
         else:
             raise UsageError(
-                f"{name} must be an integer{_with(_range_text(lo, hi))}, got {value!r}"
+                f"{name} must be an integer{_with(_range_text(lo, hi))}, got {shown(value)}"
             )
     value = int(value)
     if (lo is not None and value < lo) or (hi is not None and value > hi):
@@ -81,12 +82,14 @@ def check_float(
     try:
         if isinstance(value, bool):
             raise ValueError
+        if isinstance(value, str) and not value.isascii():
+            raise ValueError  # float() reads "４.１" too
         number = float(value) if isinstance(value, (Real, str)) else math.nan
     except ValueError:
         number = math.nan
     rng = _range_text(lo, hi, lo_open=lo_open)
     if not math.isfinite(number):
-        raise UsageError(f"{name} must be a number{_with(rng)}, got {value!r}")
+        raise UsageError(f"{name} must be a number{_with(rng)}, got {shown(value)}")
     too_low = lo is not None and (number <= lo if lo_open else number < lo)
     if too_low or (hi is not None and number > hi):
         raise UsageError(f"{name} must be a number{_with(rng)}, got {value}")

@@ -63,7 +63,7 @@ TRACKERS = {
     "receiver_queue": "receiver queue (Java client)",
 }
 MASTER = "master"
-_PATCH = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+|x))?$")
+_PATCH = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+|x))?$", re.ASCII)  # no "４.１"
 _OPEN = 10**6  # "every later patch" of an open-ended line
 
 
@@ -224,11 +224,23 @@ def resolve(version: str | None = None) -> Release:
             patch = (major, minor, int(m.group(3)))
             for row in rows:
                 if _covers(row, patch):
+                    _check_released(row, text, patch)
                     return _release(row, text.lstrip("v"), patch)
     raise UsageError(
         f"unknown --pulsar-version {text!r}; known: {', '.join(known_versions())} "
         "(a patch such as 4.0.7 or a minor such as 4.1 resolves to its line)"
     )
+
+
+def _check_released(row: dict[str, Any], text: str, patch: tuple[int, int, int]) -> None:
+    """UsageError for a patch past the newest release of its line (``newest_patch`` in the
+    table, read from apache/pulsar-site's release notes): ``4.2.999`` is no release. O(1)."""
+    newest = row.get("newest_patch")
+    if newest is not None and patch > _key(newest):
+        raise UsageError(
+            f"--pulsar-version {text!r}: no such release; the {row['line']} line's newest patch "
+            f"is {newest} (give a patch up to it, or the line: {row['line']})"
+        )
 
 
 def _release(row: dict[str, Any], version: str, patch: tuple[int, int, int] | None) -> Release:

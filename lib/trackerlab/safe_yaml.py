@@ -31,6 +31,8 @@ MAX_ALIASES = 16
 MAX_DEPTH = 32
 MAX_NODES = 100_000
 MAX_BYTES = 1 << 20
+#: Longest integer a document may hold (Python refuses past 4300 digits with a ValueError).
+MAX_INT_DIGITS = 100
 
 
 class YamlLimit(yaml.MarkedYAMLError):
@@ -78,6 +80,20 @@ class BoundedLoader(yaml.SafeLoader):
         if node is not None:
             _check_expanded(node)
         return node
+
+    def construct_bounded_int(self, node: yaml.ScalarNode) -> int:
+        """An int scalar of at most :data:`MAX_INT_DIGITS` digits (``1`` x 5000 is refused,
+        not a ValueError from ``int()``). O(len(value))."""
+        digits = sum(c.isdigit() for c in str(node.value))
+        if digits > MAX_INT_DIGITS:
+            raise YamlLimit(
+                problem=f"an integer of {digits} digits (at most {MAX_INT_DIGITS})",
+                problem_mark=node.start_mark,
+            )
+        return super().construct_yaml_int(node)
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_bounded_int)
 
 
 def _check_expanded(root: yaml.Node) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from trackerlab.errors import UsageError
 from trackerlab.params import check_text
+from trackerlab.workloads.units import duration_in
 
 
 def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
@@ -195,7 +196,12 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("--rate", default="20k/s", help="producer rate (default 20k/s)")
-    p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
+    p.add_argument(
+        "--duration-s",
+        type=duration_in("s", "--duration-s"),
+        default=60.0,
+        help="simulated seconds, or a duration with its unit: 90s, 2m (default 60)",
+    )
     p.add_argument("--no-legacy", action="store_true", help="skip the legacy engine (no ratio)")
     p.set_defaults(func=_run_receiver_queue)
 

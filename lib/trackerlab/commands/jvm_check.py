@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from trackerlab.errors import UsageError
+from trackerlab.errors import UsageError, shown
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from trackerlab.models.proposals.jvm_cases import CASES as PROPOSAL_CASES
 
     CASES = LAYOUT_CASES + PROPOSAL_CASES
-    patterns = [s.strip() for item in args.only or [] for s in item.split(",") if s.strip()]
+    patterns = _patterns(args.only)
     try:
         cases = select_cases(patterns, CASES)
     except ValueError as exc:
@@ -80,6 +80,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"{case.name:<{width}}  {case.description}")
         return 0
     return _check(cases, args.how, args.uncompressed_oops)
+
+
+def _patterns(only: list[str] | None) -> list[str]:
+    """``--only`` values split at commas; an empty one (``--only ''``) is refused, not
+    read as "every case". O(len(only))."""
+    patterns = [s.strip() for item in only or [] for s in item.split(",") if s.strip()]
+    if only is not None and not patterns:
+        raise UsageError(
+            f"jvm-check: --only needs case names or globs (trackerlab jvm-check --list), "
+            f"got {shown(','.join(only))}"
+        )
+    return patterns
 
 
 def _check(cases, how: str, uncompressed_oops: bool) -> int:
@@ -141,7 +153,7 @@ def _check_pulsar(args: argparse.Namespace) -> int:
             "it takes neither --estimator nor --uncompressed-oops"
         )
     builds = lines.select_builds(args.pulsar)
-    patterns = [s.strip() for item in args.only or [] for s in item.split(",") if s.strip()]
+    patterns = _patterns(args.only)
     try:
         cases = real.select(patterns)
     except ValueError as exc:

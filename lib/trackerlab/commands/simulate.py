@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from trackerlab.workloads.units import duration_in
+
 #: Stated ranges of the simulations' rates (msg/s) and durations (s); the cost guard
 #: (trackerlab.budget) bounds what is practical within them.
 MAX_RATE_PER_S = 1e9
@@ -32,7 +34,12 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", required=True, help="producer rate, produce -r: e.g. 20k/s (>= 1/s)")
     p.add_argument("--partitions", type=int, default=1, help="partitions (>= 1, default 1)")
     p.add_argument("--client", default="go", help="go or java (default go)")
-    p.add_argument("--duration-s", type=float, default=60.0, help="simulated s (default 60)")
+    p.add_argument(
+        "--duration-s",
+        type=duration_in("s", "--duration-s"),
+        default=60.0,
+        help="simulated seconds, or a duration with its unit: 90s, 2m (default 60)",
+    )
     p.add_argument(
         "--queue-size",
         type=int,
@@ -125,7 +132,11 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
         help="delay distribution: fixed:1d, uniform:0:1h, exponential:10m, "
         "mix:0.8*uniform:0:60s+0.2*uniform:1d:30d ... (default fixed:1d)",
     )
-    p.add_argument("--days", type=float, help="simulated days (> 0; default 2)")
+    p.add_argument(
+        "--days",
+        type=duration_in("d", "--days"),
+        help="simulated days, or a duration with its unit: 12h, 3d (> 0; default 2)",
+    )
     p.add_argument(
         "--batch",
         type=int,
@@ -133,7 +144,11 @@ def _add_delayed(p: argparse.ArgumentParser) -> None:
         "batch a message with a deliver-at time; the seed's scenario, --profile, uses 100)",
     )
     p.add_argument("--subscriptions", type=int, help="Shared subscriptions (default 2)")
-    p.add_argument("--step-s", type=float, help="time step in seconds (default 60)")
+    p.add_argument(
+        "--step-s",
+        type=duration_in("s", "--step-s"),
+        help="time step in seconds, or with its unit: 500ms, 1m (default 60)",
+    )
     p.add_argument("--samples", type=int, help="sample times for sizing (default 96)")
     p.add_argument("--tick-ms", type=int, help="delayedDeliveryTickTimeMillis (default 1000)")
     p.add_argument("--message-bytes", type=int, help="payload per message (default 1024)")

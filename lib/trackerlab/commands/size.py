@@ -4,8 +4,8 @@ size columns; ``trackerlab designs``: the catalog."""
 from __future__ import annotations
 
 import argparse
-import json
 
+from trackerlab import strict_json
 from trackerlab.sizing.request import OPTIONS
 
 #: Workload defaults of ``trackerlab size`` (a small, fast stream), in user units.
@@ -182,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         note = cv.version_note(args.design, release)
     row = result.as_dict()
     if args.json:
-        print(json.dumps(row, default=str))
+        print(strict_json.dumps(row))
         return 0
     print(f"pulsar_version     {release.label} (structures and defaults assumed)")
     if note:
@@ -223,7 +223,7 @@ def run_designs(args: argparse.Namespace) -> int:
                 "columns": list(d.columns),
                 "proposal": d.proposal,
             }
-            print(json.dumps(row))
+            print(strict_json.dumps(row))
         return 0
     for tracker in TRACKERS:
         names = CATALOG.names(tracker=tracker)

@@ -366,12 +366,13 @@ def _side(record: Mapping[str, object]) -> str:
 
 def _on_spark(jobs, master: str | None):
     """Run the jobs as Spark tasks (one per group and rate range)."""
-    from trackerlab.spark.session import get_session, ship_package
+    from trackerlab.spark.session import get_session, ship_package, spark_action
 
     spark = get_session(master)
     ship_package(spark)
     rdd = spark.sparkContext.parallelize(jobs, len(jobs))
-    return rdd.map(plan_rates).collect(), f"Spark {spark.sparkContext.master}"
+    with spark_action("plan --topics"):
+        return rdd.map(plan_rates).collect(), f"Spark {spark.sparkContext.master}"
 
 
 # --------------------------------------------------------------------------- report

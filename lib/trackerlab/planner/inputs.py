@@ -32,9 +32,9 @@ def parse_budget(text: object | None, name: str = "--budget") -> int | None:
 
 
 def parse_max_early(text: object | None, name: str = "--max-early") -> float | None:
-    """``--max-early``: a duration (``1s``) in ms, or None when not given (or empty).
-    O(len(text))."""
-    return parse_duration_ms(text, name) if text else None
+    """``--max-early``: a duration (``1s``) in ms, or None when not given; an empty or blank
+    text is refused (it is no duration; the form and the notebook pass None). O(len(text))."""
+    return None if text is None else parse_duration_ms(text, name)
 
 
 def _given(value: object) -> bool:
@@ -76,5 +76,5 @@ def parse_inputs(
     return PlanInputs(
         workload,
         parse_budget(budget if _given(budget) else None),
-        parse_max_early(max_early),
+        parse_max_early(max_early if _given(max_early) else None),
     )

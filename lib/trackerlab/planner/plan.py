@@ -41,7 +41,7 @@ from trackerlab.planner.workload import PlanWorkload
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
-from trackerlab.workloads.units import format_bytes, format_duration_ms
+from trackerlab.workloads.units import about_duration_ms, format_bytes, format_duration_ms
 
 GIB = 1024**3
 #: Nack redelivery delays below this are raised to it (``NegativeAcksTracker.MIN_NACK_DELAY``).
@@ -457,11 +457,14 @@ def delayed_rows(
                 entries=sum(float(s.entries) for s in sizes) / len(sizes),
                 steady_bytes=steady,
                 peak_bytes=total,
-                early_ms=precision.early_ms(
-                    name,
-                    int(w.values["tick"]),
-                    stream.bits,
-                    whole_bucket_due(w, name),  # type: ignore[arg-type]
+                early_ms=within_delay(
+                    precision.early_ms(
+                        name,
+                        int(w.values["tick"]),
+                        stream.bits,
+                        whole_bucket_due(w, name),  # type: ignore[arg-type]
+                    ),
+                    w.values["delay"],
                 ),
                 late_ms=0.0,
                 per_subscription=total * per_sub,
@@ -503,7 +506,9 @@ def pip195_row(w: PlanWorkload) -> PlanRow:
         entries=size.entries,
         steady_bytes=size.steady_bytes,
         peak_bytes=size.peak_bytes,
-        early_ms=precision.early_ms(name, tick, precision_bits_for_tick(tick)),
+        early_ms=within_delay(
+            precision.early_ms(name, tick, precision_bits_for_tick(tick)), w.values["delay"]
+        ),
         late_ms=0.0,
         per_subscription=size.peak_bytes * per_sub,
         per_topic=size.peak_bytes * per_topic,
@@ -563,7 +568,7 @@ def nack_rows(
                 entries=sum(float(s.entries) for s in steadies) / len(steadies),
                 steady_bytes=steady_bytes,
                 peak_bytes=peak_bytes,
-                early_ms=precision.early_ms(name, 0, stream.bits),
+                early_ms=within_delay(precision.early_ms(name, 0, stream.bits), nack_delay(w)),
                 late_ms=late,
                 per_subscription=peak_bytes * per_sub,
                 per_topic=peak_bytes * per_topic,
@@ -637,8 +642,29 @@ def unacked_entries(w: PlanWorkload) -> tuple[float, float]:
     rate = w.entry_rate / v["consumers"]  # type: ignore[operator]
     nacked = rate * w.entry_nack_share * delay_forms.mean(nack_delay(w)) if v["nacked"] else 0.0
     steady = rate * v["ack_latency"] + nacked  # type: ignore[operator]
-    queue = batched_queue_peak(v["receiver_queue"], v["batch"])  # type: ignore[arg-type]
-    return steady, steady + queue / w.messages_per_entry
+    backlog = batched_queue_peak(v["receiver_queue"], v["batch"]) / w.messages_per_entry  # type: ignore[arg-type]
+    if v["horizon"] is not None:  # a backlog is no older than the run: --horizon bounds it
+        backlog = min(backlog, rate * v["horizon"])  # type: ignore[operator]
+    return steady, steady + backlog
+
+
+def backlog_note(w: PlanWorkload, peak_entries: float, ledgers: int) -> str:
+    """Why a slow topic's peak pending acks are large: the full receiver queue of the peak is
+    read from a backlog, and at a low rate its entries sit one or a few per ledger, since a
+    ledger rolls over once ``managedLedgerMaxLedgerRolloverTimeMinutes`` passed even with
+    one entry (``ManagedLedgerImpl.rollCurrentLedgerIfFull``/``currentLedgerIsFull``,
+    ManagedLedgerImpl.java:2027-2030,4431-4443 at v4.2.4); each ledger costs the map a node.
+    Empty when the peak fits one ledger. O(1)."""
+    if ledgers <= 1:
+        return ""
+    rate = w.entry_rate / w.values["consumers"]  # type: ignore[operator]
+    age = about_duration_ms(peak_entries / rate) if rate > 0 else "?"
+    return (
+        f"peak = a full receiver queue read from a backlog {age} old: {peak_entries:,.0f} "
+        f"entries over {ledgers:,} ledgers, as ledgers roll over every "
+        f"{format_duration_ms(w.values['ledger_max_rollover'])} even with one entry "  # type: ignore[arg-type]
+        "(ManagedLedgerImpl.java:2027-2030,4431-4443 at v4.2.4); --horizon bounds the backlog"
+    )
 
 
 def unacked_warning(w: PlanWorkload) -> str:
@@ -671,6 +697,9 @@ def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=True)
     epl = w.entries_per_ledger
     rows = []
+    peak_entries = max(round(peak_n), 0)
+    peak_ledgers = max(1, round(1 + (peak_entries - 1) / epl)) if peak_entries else 1
+    backlog = backlog_note(w, peak_entries, peak_ledgers)
     for name in CATALOG.names(tracker=PENDING_ACKS):
         design = CATALOG[name]
         sizes = []
@@ -694,7 +723,14 @@ def pending_ack_rows(w: PlanWorkload) -> list[PlanRow]:
                 per_subscription=sizes[1] * per_sub,
                 per_topic=sizes[1] * per_topic,
                 per_broker=sizes[1] * per_broker,
-                note=design.releases if design.releases.startswith("not merged") else "",
+                note="; ".join(
+                    text
+                    for text in (
+                        design.releases if design.releases.startswith("not merged") else "",
+                        backlog if name == w.defaults.pending_acks_design else "",
+                    )
+                    if text
+                ),
             )
         )
     return rows
@@ -796,6 +832,15 @@ def _count_sized(w: PlanWorkload, tracker: str) -> str:
 # --------------------------------------------------------------------------- recommendations
 
 
+def within_delay(early_ms: float | None, delay: object) -> float | None:
+    """A design's early-delivery bound, at most the longest delay of ``delay`` (a
+    DelaySpec): no message is handed out before it was published, whatever the tick
+    (``--tick 1d`` with 1 h delays delivers up to 1 h early, not 42.6 h). O(1)."""
+    if early_ms is None or delay is None:
+        return early_ms
+    return min(early_ms, delay_forms.support_max(delay))  # type: ignore[arg-type]
+
+
 def candidate_ticks(w: PlanWorkload) -> list[int]:
     """:data:`TICKS_MS` with the release's default tick and the workload's, those that can
     deliver earlier than the longest delay left out (such a tick hands every message out as it
@@ -892,11 +937,8 @@ def recommend_nack_bits(
 
 
 def about_ms(ms: float) -> str:
-    """A duration for prose, to three digits: ``4095ms``, ``18.2s``, ``17.5m``, ``2.5h``."""
-    for unit, size, below in (("ms", 1, 10_000), ("s", 1000, 120_000), ("m", 60_000, 7_200_000)):
-        if ms < below:
-            return f"{ms / size:.0f}{unit}" if unit == "ms" else f"{ms / size:.3g}{unit}"
-    return f"{ms / 3_600_000:.3g}h"
+    """A duration for prose (:func:`~trackerlab.workloads.units.about_duration_ms`)."""
+    return about_duration_ms(ms)
 
 
 def _choose(tracker, design, setting, key, table, budget, max_early, scope, default) -> Choice:

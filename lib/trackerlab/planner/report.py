@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 
+from trackerlab import strict_json
 from trackerlab.planner.plan import Plan, PlanRow, unsized_reason
-from trackerlab.workloads.units import format_bytes, format_duration_ms
+from trackerlab.workloads.units import about_duration_ms, format_bytes, format_duration_ms
 
 
 def _count(x: float) -> str:
@@ -26,7 +26,13 @@ def _count(x: float) -> str:
 
 
 def _ms(x: float | None) -> str:
+    """An exact setting (a tick, a bucket width): its shortest exact spelling."""
     return "-" if x is None else format_duration_ms(round(x)) if x else "0"
+
+
+def _about(x: float | None) -> str:
+    """A bound on early or late delivery: three digits in a readable unit (``42.6h``)."""
+    return "-" if x is None else about_duration_ms(x) if x else "0"
 
 
 def answer(plan: Plan) -> str:
@@ -49,7 +55,7 @@ def answer(plan: Plan) -> str:
         parts.append(
             f"delayed index {format_bytes(delayed.per_topic)} of broker {where} "
             f"({delayed.design}, tick {w.describe('tick')}, delivered up to "
-            f"{_ms(delayed.early_ms)} early)"
+            f"{_about(delayed.early_ms)} early)"
         )
     elif any(r.tracker == "delayed-delivery index" for r in plan.rows):
         parts.append(f"delayed index not sized ({unsized_reason(w, 'delayed')})")
@@ -114,8 +120,8 @@ def _cells(row: PlanRow) -> list[str]:
         format_bytes(row.peak_bytes),
         f"{row.bytes_per_entry:.3g}" if math.isfinite(row.bytes_per_entry) else "-",
         _count(row.entries_per_gib),
-        _ms(row.early_ms),
-        _ms(row.late_ms),
+        _about(row.early_ms),
+        _about(row.late_ms),
         format_bytes(row.per_subscription),
         format_bytes(row.per_topic),
         "-" if row.per_broker is None else format_bytes(row.per_broker),
@@ -173,7 +179,7 @@ def table(plan: Plan) -> str:
             mark = " <" if value == choice.value else ""
             setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
             out.append(
-                f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_ms(row['early_ms']):>9} "
+                f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_about(row['early_ms']):>9} "
                 f"{format_bytes(row[scope]):>14}{mark}"
             )
     out += [
@@ -208,7 +214,7 @@ def as_json(plan: Plan) -> str:
             for c in plan.choices
         ],
     }
-    return json.dumps(doc, indent=2, default=str)
+    return strict_json.dumps(doc, indent=2)
 
 
 def as_csv(plan: Plan) -> str:

@@ -373,10 +373,13 @@ def exact_counts(
     if spark is None:
         results = [task((0, workload.messages))]
     else:
+        from trackerlab.spark.session import spark_action
+
         sc = spark.sparkContext
         target = max(1 << 20, -(-workload.messages // (4 * sc.defaultParallelism)))
         ranges = bc.plan_tasks(workload.messages, workload.entries_per_ledger, 1, target)
-        results = sc.parallelize(ranges, len(ranges)).map(task).collect()
+        with spark_action("plan --exact"):
+            results = sc.parallelize(ranges, len(ranges)).map(task).collect()
     totals, agg = bc.merge_outputs([out for out, _ in results], layout)
     totals = dict(totals)
     totals["heap_entries"] = sum(heap for _, heap in results)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trackerlab import safe_yaml
-from trackerlab.errors import UsageError
+from trackerlab.errors import UsageError, shown
 from trackerlab.params import check_choice
 from trackerlab.reporting.notebooks import NotebookInfo, Parameter, inspect
 
@@ -104,10 +104,12 @@ def parse_override(text: str) -> tuple[str | None, str, object]:
     """Parse ``-p [NOTEBOOK:]NAME=VALUE``; VALUE is read as a YAML scalar (10, 0.5, true, abc)."""
     key, sep, raw = text.partition("=")
     if not sep or not key:
-        raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {text!r}")
-    notebook, _, name = key.rpartition(":")
+        raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {shown(text)}")
+    notebook, colon, name = key.rpartition(":")
+    if (colon and not notebook.strip()) or not name.strip():
+        raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {shown(text)}")
     try:
-        value = safe_yaml.load(raw, f"-p {text}")
+        value = safe_yaml.load(raw, f"-p {shown(text)}")
     except UsageError as exc:
         if ": refused:" in str(exc):  # an alias bomb or a deep nest: never text
             raise

@@ -18,11 +18,12 @@ rate x duration events at :data:`EVENTS_PER_S`. Deliberately coarse; it stops ty
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from trackerlab.budget import Estimate
-from trackerlab.params import MAX_SEED, check_float, check_int
+from trackerlab.errors import UsageError
+from trackerlab.params import MAX_SEED, check_choice, check_float, check_int
 
 _YEAR_MS = 365 * 86_400_000
 
@@ -97,10 +98,98 @@ def _numbers(value: object) -> list[object]:
     return [v for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
+def _workload_key(key: str) -> Callable[[object, str], object]:
+    """The parser ``trackerlab plan`` uses for workload key ``key`` (20k/s, 30%, 1s...)."""
+    from trackerlab.planner.workload import FIELD_BY_NAME
+
+    return FIELD_BY_NAME[key].parse
+
+
+def _budget(value: object, where: str) -> object:
+    from trackerlab.planner.inputs import parse_budget
+
+    return parse_budget(value, where)
+
+
+def _client(value: object, where: str) -> object:
+    from trackerlab.models.receiver_queue.harness import CLIENTS
+
+    return check_choice(where, value, CLIENTS)
+
+
+def _partition_by(value: object, where: str) -> object:
+    from trackerlab.models.delayed.delay_levels import PARTITION_UNITS_MS
+
+    return check_choice(where, str(value).strip().upper(), PARTITION_UNITS_MS)
+
+
+def _published_row(value: object, where: str) -> object:
+    from trackerlab.experiments.reproduce.receiver_queue import IDS
+
+    return check_choice(where, value, IDS)
+
+
+def _delay(value: object, where: str) -> object:
+    """A delay spec; its parser names ``--delay`` inside a spec, here the parameter."""
+    try:
+        return _workload_key("delay")(value, where)
+    except UsageError as exc:
+        text = str(exc)
+        if text.startswith(where):
+            raise
+        raise UsageError(f"{where}: {text.removeprefix('--delay: ')}") from None
+
+
+#: Text parameters with units or a closed set: ``(name pattern, parser(value, where), may be
+#: empty)``, first match wins, each item of a list checked; the parsers are the command
+#: line's, so ``-p capacity_planner:rate=-5k/s`` is the line ``plan --rate -5k/s`` gives.
+#: An empty value passes where the notebook reads it as "the default" or "none".
+TEXT_RULES: tuple[tuple[str, Callable[[object, str], object], bool], ...] = (
+    (r"^rate$", lambda v, w: _workload_key("rate")(v, w), False),
+    (r"^exact_check_rate$", lambda v, w: _workload_key("rate")(v, w), True),
+    (r"^(delayed|nacked)$", lambda v, w: _workload_key("delayed")(v, w), False),
+    (r"(^|_)delays?$", _delay, False),
+    (r"^(tick|max_early)$", lambda v, w: _workload_key("tick")(v, w), True),
+    (r"^nack_precision_bits$", lambda v, w: _workload_key("nack_precision_bits")(v, w), True),
+    (r"^budget$", _budget, True),
+    (
+        r"^(pulsar_version|headline_from|headline_to)$",
+        lambda v, w: _workload_key("pulsar_version")(v, w),
+        False,
+    ),
+    (r"^client$", _client, False),
+    (r"^partition_by$", _partition_by, False),
+    (r"^sensitivity_ids$", _published_row, False),
+)
+
+
+def check_text(notebook: str, name: str, value: object) -> None:
+    """UsageError (one line, naming ``notebook.name``) for a text value of a
+    :data:`TEXT_RULES` parameter its parser refuses. O(items)."""
+    for pattern, parse, may_be_empty in TEXT_RULES:
+        if not re.search(pattern, name):
+            continue
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if isinstance(value, (list, tuple)) and not value:
+            raise UsageError(f"parameter {notebook}.{name} must list at least one value, got []")
+        for i, item in enumerate(items):
+            where = f"parameter {notebook}.{name}" + (
+                f"[{i}]" if isinstance(value, (list, tuple)) else ""
+            )
+            if may_be_empty and (item is None or str(item).strip() == ""):
+                continue
+            if isinstance(item, (dict, list, tuple)) or item is None:
+                raise UsageError(f"{where} must be a single value, got {item!r}")
+            parse(item if isinstance(item, str) else str(item), where)
+        return
+
+
 def check_ranges(params: Mapping[str, Mapping[str, object]]) -> None:
-    """UsageError (one line) for the first value outside its stated range."""
+    """UsageError (one line) for the first value outside its stated range (numbers:
+    :data:`RULES`; text with units or from a closed set: :data:`TEXT_RULES`)."""
     for notebook, values in params.items():
         for name, value in values.items():
+            check_text(notebook, name, value)
             rng = rule_for(name)
             if rng is None:
                 continue

@@ -34,6 +34,7 @@ import re
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -298,6 +299,52 @@ def _java_reason(exc: BaseException) -> str:
             text = ""
     text = text.strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+#: The line a task's UsageError leaves in a pyspark PythonException's text.
+_TASK_USAGE = re.compile(r"^trackerlab\.errors\.UsageError: (.+)$", re.MULTILINE)
+
+
+def log_failure(exc: BaseException, where: str) -> tuple[str, Path]:
+    """Write ``exc``'s traceback (and the Java stack in its text) to :func:`session_log`;
+    return its one-line reason (:func:`_java_reason`, at most 160 characters) and the log.
+    O(size of the traceback)."""
+    import traceback
+
+    log_path = session_log()
+    try:
+        with open(log_path, "a") as f:
+            f.write(f"\n--- trackerlab: Spark failed in {where} ---\n")
+            traceback.print_exception(exc, file=f)
+    except OSError:
+        pass
+    reason = _java_reason(exc)
+    return (reason[:157] + "..." if len(reason) > 160 else reason), log_path
+
+
+@contextlib.contextmanager
+def spark_action(where: str) -> Iterator[None]:
+    """Run Spark actions (``collect``) as one step of a command, so that it ends in one line:
+    a task that raised a UsageError gives that line (not pyspark's 85-line PythonException);
+    Ctrl-C gives ``KeyboardInterrupt`` (exit 130), also when py4j turned it into a broken
+    call; any other failure one UsageError naming ``where`` and the log holding the stacks.
+    O(1) besides the block."""
+    from trackerlab.errors import UsageError
+    from trackerlab.interrupts import sigint_watched
+
+    with sigint_watched() as interrupted:
+        try:
+            yield
+        except (UsageError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if interrupted():
+                raise KeyboardInterrupt from None
+            task_lines = _TASK_USAGE.findall(str(exc))
+            if task_lines:
+                raise UsageError(task_lines[-1].strip()) from None
+            reason, log_path = log_failure(exc, where)
+            raise UsageError(f"Spark failed in {where} ({reason}); details in {log_path}") from None
 
 
 def wait_for_executors(spark: SparkSession, timeout_s: float | None = None) -> None:

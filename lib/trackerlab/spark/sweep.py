@@ -62,6 +62,7 @@ import pandas as pd
 from trackerlab.budget import Estimate
 from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
+from trackerlab.interrupts import sigint_watched
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.spark.grid import Grid, GridPoint
@@ -656,18 +657,9 @@ def _local_cores(master: str | None) -> int | None:
 
 def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) -> UsageError:
     """One line for Spark failing mid-sweep; the traceback and Java stack go to the log."""
-    import traceback
+    from trackerlab.spark.session import log_failure
 
-    from trackerlab.spark.session import _java_reason, session_log
-
-    log_path = session_log()
-    try:
-        with open(log_path, "a") as f:
-            f.write(f"\n--- trackerlab sweep failed in {where} ---\n")
-            traceback.print_exception(exc, file=f)
-    except OSError:
-        pass
-    reason = _java_reason(exc)
+    reason, log_path = log_failure(exc, where)
     from pyspark import SparkContext
 
     proc = getattr(SparkContext._gateway, "proc", None)
@@ -676,8 +668,6 @@ def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) 
         # line names py4j's broken call instead of the exit (a failure path: 2 s at most)
         with contextlib.suppress(subprocess.TimeoutExpired):
             reason = f"the Spark driver JVM exited with code {proc.wait(timeout=2.0)}"
-    if len(reason) > 160:
-        reason = reason[:157] + "..."
     return UsageError(
         f"Spark failed in {where} ({reason}); {kept} finished points are kept in "
         f"{store.root}, re-run to resume; details in {log_path}"
@@ -740,12 +730,15 @@ def run_sweep(
         computed = 0
         for w, wave in enumerate(waves, 1):
             label = f"wave {w}/{len(waves)}"
-            try:
-                results, wall = run_wave(spark, grid, wave, label, log)
-            except (UsageError, KeyboardInterrupt):
-                raise
-            except Exception as exc:  # Spark died, a worker was lost, the JVM is gone
-                raise _failure_line(exc, label, store, len(done) + computed_points) from None
+            with sigint_watched() as interrupted:
+                try:
+                    results, wall = run_wave(spark, grid, wave, label, log)
+                except (UsageError, KeyboardInterrupt):
+                    raise
+                except Exception as exc:  # Spark died, a worker was lost, the JVM is gone
+                    if interrupted():  # Ctrl-C inside a py4j call: "Answer ... is empty"
+                        raise KeyboardInterrupt from None
+                    raise _failure_line(exc, label, store, len(done) + computed_points) from None
             wave_messages = sum(p.workload.messages for p in wave)
             for i, point in enumerate(wave):
                 res = results[i]

@@ -39,8 +39,12 @@ class LedgerRollover:
         entries = quota
         if self.min_rollover_ms > 0 and (quota - 1) / entries_per_ms <= self.min_rollover_ms:
             entries = math.floor(self.min_rollover_ms * entries_per_ms) + 2
-        if self.max_rollover_ms > 0 and (entries - 1) / entries_per_ms > self.max_rollover_ms:
-            entries = max(1, math.ceil(self.max_rollover_ms * entries_per_ms) + 1)
+        # past the maximum age a ledger is full, but with a minimum set it still switches only
+        # once older than that minimum: a minimum above the maximum wins
+        # (ManagedLedgerImpl.java:4437-4452 at v4.2.4, managed-ledger-4.2.4-sources.jar)
+        cut_ms = max(self.max_rollover_ms, self.min_rollover_ms)
+        if self.max_rollover_ms > 0 and (entries - 1) / entries_per_ms > cut_ms:
+            entries = max(1, math.ceil(cut_ms * entries_per_ms) + 1)
         return int(entries)
 
     def span_ms(self, entries_per_ms: float, entry_bytes: int) -> float:

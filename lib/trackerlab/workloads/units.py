@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
-from trackerlab.errors import UsageError
+from trackerlab.errors import UsageError, shown
 
 #: Milliseconds per duration unit.
 UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
@@ -52,21 +53,40 @@ def parse_duration_ms(text: object, name: str = "--delay") -> float:
     match = re.fullmatch(_SIGNED + r"\s*(ms|s|min|m|h|d)?", value)
     if not match:
         raise UsageError(
-            f"{name}: cannot read duration {value!r} (use a number and a unit: 500ms, 1.5s, "
+            f"{name}: cannot read duration {shown(value)} (use a number and a unit: 500ms, 1.5s, "
             "10m, 1h, 2d)"
         )
     if match.group(1):
-        raise UsageError(f"{name}: a duration must be >= 0, got {value!r}")
+        raise UsageError(f"{name}: a duration must be >= 0, got {shown(value)}")
     number = float(match.group(2))
     unit = match.group(3)
     if unit is None:
         if number == 0:
             return 0.0
-        raise UsageError(f"{name}: {value!r} needs a unit ({_DURATION_UNITS}), e.g. {value}s")
+        hint = f"{value}s" if len(value) < 20 else "30s"
+        raise UsageError(f"{name}: {shown(value)} needs a unit ({_DURATION_UNITS}), e.g. {hint}")
     result = number * UNITS_MS[unit]
     if not result <= MAX_DURATION_MS:  # inf and nan too
-        raise UsageError(f"{name}: duration {value!r} is longer than 1000 years")
+        raise UsageError(f"{name}: duration {shown(value)} is longer than 1000 years")
     return result
+
+
+def duration_in(unit: str, name: str) -> Callable[[object], float]:
+    """An argparse ``type`` for a flag counted in ``unit`` (``--days``, ``--step-s``): a bare
+    number is in that unit (``--days 2``), one with a unit is converted (``--days 12h`` ->
+    0.5, ``--step-s 1m`` -> 60); anything else is :func:`parse_duration_ms`'s one line
+    naming ``name``. O(len(text))."""
+
+    def parse(text: object) -> float:
+        value = str(text).strip()
+        if re.fullmatch(_NUMBER, value):
+            ms = float(value) * UNITS_MS[unit]
+            if not ms <= MAX_DURATION_MS:  # 1e999 and 5000 digits too
+                raise UsageError(f"{name}: duration {shown(value)} is longer than 1000 years")
+            return ms / UNITS_MS[unit]
+        return parse_duration_ms(value, name) / UNITS_MS[unit]
+
+    return parse
 
 
 def format_duration_ms(ms: float) -> str:
@@ -78,21 +98,37 @@ def format_duration_ms(ms: float) -> str:
     return f"{ms:.15g}ms"
 
 
+def about_duration_ms(ms: float) -> str:
+    """A duration for people, to three digits in the unit that keeps it short: ``4095ms``,
+    ``18.2s``, ``17.5m``, ``2.5h``, ``1.78d`` (an exact setting: :func:`format_duration_ms`).
+    O(1)."""
+    for unit, size, below in (
+        ("ms", 1, 10_000),
+        ("s", 1000, 120_000),
+        ("m", 60_000, 7_200_000),
+        ("h", 3_600_000, 172_800_000),
+    ):
+        if ms < below:
+            return f"{ms / size:.0f}{unit}" if unit == "ms" else f"{ms / size:.3g}{unit}"
+    days = ms / 86_400_000
+    return f"{days:.3g}d" if days < 1000 else f"{days:,.0f}d"
+
+
 def parse_rate_per_ms(text: object, name: str = "--rate") -> float:
     """``'20k/s'`` → 20.0 messages per ms; ``'8/ms'``, ``'1.2M/min'``, ``'3600/h'``. The rate must
     be > 0 and carry a time unit. O(len(text))."""
     value = str(text).strip()
     match = re.fullmatch(_SIGNED + r"\s*([kKMG]?)\s*(?:msg)?\s*/\s*(ms|s|min|m|h|d)", value)
     if not match:
-        hint = f"{value}/s" if re.fullmatch(_NUMBER, value) else "20k/s"
+        hint = f"{value}/s" if re.fullmatch(_NUMBER, value) and len(value) < 20 else "20k/s"
         raise UsageError(
-            f"{name}: cannot read rate {value!r} (use messages per time unit, e.g. {hint}, "
+            f"{name}: cannot read rate {shown(value)} (use messages per time unit, e.g. {hint}, "
             "500/ms, 1.2M/min)"
         )
     number = float(match.group(1) + match.group(2)) * PREFIXES[match.group(3)]
     rate = number / UNITS_MS[match.group(4)]
     if not (math.isfinite(rate) and rate > 0):  # a negative rate too (-0/s included)
-        raise UsageError(f"{name}: the rate must be > 0, got {value!r}")
+        raise UsageError(f"{name}: the rate must be > 0, got {shown(value)}")
     return rate
 
 
@@ -111,15 +147,17 @@ def parse_bytes(text: object, name: str) -> int:
     value = str(text).strip()
     match = re.fullmatch(_NUMBER + r"\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?", value)
     if not match:
-        raise UsageError(f"{name}: cannot read a size from {value!r} (use e.g. 512MiB, 64MB, 1GiB)")
+        raise UsageError(
+            f"{name}: cannot read a size from {shown(value)} (use e.g. 512MiB, 64MB, 1GiB)"
+        )
     number = float(match.group(1))
     if match.group(2) is None:
         if number == 0:
             return 0
-        raise UsageError(f"{name}: {value!r} needs a unit (B, KiB, MiB, GiB or kB, MB, GB)")
+        raise UsageError(f"{name}: {shown(value)} needs a unit (B, KiB, MiB, GiB or kB, MB, GB)")
     result = number * UNITS_BYTES[match.group(2)]
     if not math.isfinite(result) or result >= 2**63:
-        raise UsageError(f"{name}: size {value!r} is too large")
+        raise UsageError(f"{name}: size {shown(value)} is too large")
     return round(result)
 
 
@@ -140,10 +178,10 @@ def parse_share(text: object, name: str) -> float:
     value = str(text).strip()
     match = re.fullmatch(_SIGNED + r"\s*(%?)", value)
     if not match:
-        raise UsageError(f"{name}: cannot read a share from {value!r} (use e.g. 2% or 0.02)")
+        raise UsageError(f"{name}: cannot read a share from {shown(value)} (use e.g. 2% or 0.02)")
     share = float(match.group(2)) / (100 if match.group(3) else 1)
     if match.group(1) or not 0 <= share <= 1:
-        raise UsageError(f"{name} must be a share in 0..1 (0%..100%), got {value!r}")
+        raise UsageError(f"{name} must be a share in 0..1 (0%..100%), got {shown(value)}")
     return share
 
 
@@ -155,7 +193,7 @@ def parse_count(text: object, name: str, lo: int = 0, hi: int | None = None) -> 
     bound = f"in {lo:,}..{hi:,}" if hi is not None else f">= {lo:,}"
     if not (math.isfinite(number) and number.is_integer()):
         raise UsageError(
-            f"{name} must be a whole number {bound} (e.g. 50000, 1e8, 50k), got {text!r}"
+            f"{name} must be a whole number {bound} (e.g. 50000, 1e8, 50k), got {shown(text)}"
         )
     count = int(number)
     if count < lo or (hi is not None and count > hi):

@@ -37,7 +37,6 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import json
 import math
 import re
 import string
@@ -45,6 +44,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from trackerlab import strict_json
 from trackerlab.errors import UsageError
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.paths import repo_root, verdicts_csv
@@ -397,7 +397,7 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
     """Render results as an aligned text table, CSV or JSON."""
     rows = as_rows(results)
     if fmt == "json":
-        return json.dumps(rows, indent=2)
+        return strict_json.dumps(rows, indent=2)
     if fmt == "csv":
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")

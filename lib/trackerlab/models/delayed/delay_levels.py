@@ -60,18 +60,18 @@ class DelayLevelTopicPartitionStrategy:
 
     def __post_init__(self) -> None:
         check_positive(
-            "maximum delay (messageMaximumDelayTimeSeconds)",
+            "--max-delay (in s)",
             self.message_maximum_delay_time_seconds,
         )
         unit = str(self.partition_by).strip().upper()
-        check_choice("partition strategy (PartitionBy)", unit, tuple(PARTITION_UNITS_MS))
+        check_choice("--partition-by", unit, tuple(PARTITION_UNITS_MS))
         object.__setattr__(self, "partition_by", unit)
         if self.partitions > MAX_PARTITIONS:
             raise UsageError(
                 f"delay level topic: {self.partitions:,} level partitions "
                 f"(maximum delay {self.message_maximum_delay_time_seconds:g} s by {unit}); "
-                f"at most {MAX_PARTITIONS:,} are allowed: use a coarser PartitionBy or a "
-                "smaller maximum delay"
+                f"at most {MAX_PARTITIONS:,} are allowed: use a coarser --partition-by or a "
+                "smaller --max-delay"
             )
 
     @property

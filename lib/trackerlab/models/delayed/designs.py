@@ -161,10 +161,12 @@ def size_pip195(request: SizeRequest) -> SizeResult:
     seal = pip195_mutable.first_seal(ledger)
     if seal is not None:
         raise UsageError(
-            f"pip195-buckets: the bucket seals at entry {seal:,} (ledger {int(ledger[seal])}, "
-            f"after {pip195_mutable.MIN_INDEX_COUNT_PER_BUCKET:,} indexes); size builds the "
-            "state before the first seal: run 'trackerlab simulate delayed --designs "
-            "pip195-buckets' for the buckets"
+            f"--messages {request.workload.messages:,}: too many for pip195-buckets, which "
+            f"size builds only up to its first bucket seal; this workload seals at entry "
+            f"{seal:,} (ledger {int(ledger[seal])}, after "
+            f"{pip195_mutable.MIN_INDEX_COUNT_PER_BUCKET:,} indexes): give --messages below "
+            f"{seal:,}, or run 'trackerlab simulate delayed --designs pip195-buckets' for the "
+            "sealed buckets"
         )
     index = pip195_mutable.mutable_index(ledger, entry, deliver_at, request.jvm_layout)
     return SizeResult(
