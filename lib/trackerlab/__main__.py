@@ -1,5 +1,12 @@
-"""``python -m trackerlab`` is the same as the ``trackerlab`` console script."""
+"""``python -m trackerlab`` is the same as the ``trackerlab`` console script; a Ctrl-C while
+the modules load is "interrupted" and exit 130 too, not a traceback."""
 
-from trackerlab.cli import main
+import sys
+
+try:
+    from trackerlab.cli import main
+except KeyboardInterrupt:
+    print("trackerlab: interrupted", file=sys.stderr)
+    raise SystemExit(130) from None
 
 raise SystemExit(main())

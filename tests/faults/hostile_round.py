@@ -3,6 +3,7 @@ hostile values, each run as a user runs it (a subprocess with a timeout), each o
 classified.
 
     python tests/faults/hostile_round.py [--out FILE] [--jobs 2] [--timeout 60] [--list]
+        [--per-flag N] [--match TEXT]
 
 The tries are generated from the parser itself (:func:`trackerlab.cli.build_parser`), so a
 new flag is tried without editing this file: each value-taking flag of each command gets
@@ -155,13 +156,15 @@ def _with(base: list[str], flag: str, value: str) -> list[str]:
     return [*out, f"{flag}={value}"] if value.startswith("-") else [*out, flag, value]
 
 
-def generate(tmp: Path) -> list[Try]:
-    """Every try of the round, in a fixed order."""
+def generate(tmp: Path, per_flag: int | None = None) -> list[Try]:
+    """Every try of the round, in a fixed order. ``per_flag``: each flag takes that many of
+    its kind's values, rotating through them from flag to flag (every value still comes up)."""
     from trackerlab.cli import build_parser
 
     files = _files(tmp)
     parser = build_parser()
     tries: list[Try] = []
+    rotation: dict[int, int] = {}
     for name, sub in _commands(parser):
         base = [a.format(tmp=tmp) for a in BASES.get(name, [])]
         words = name.split()
@@ -183,6 +186,10 @@ def generate(tmp: Path) -> list[Try]:
                 continue  # the notebook parameters below
             else:
                 values = FEWER if name.startswith("bench") else NUMERIC
+            if per_flag is not None and per_flag < len(values):
+                start = rotation.get(id(values), 0)
+                rotation[id(values)] = start + per_flag
+                values = [values[(start + i) % len(values)] for i in range(per_flag)]
             for value in values:
                 tries.append(Try([*words, *_with(base, flag, value)], value=value))
         positionals = [a for a in sub._actions if not a.option_strings and a.dest != "help"]
@@ -353,19 +360,36 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per try (default: 60)")
     ap.add_argument("--list", action="store_true", help="print the tries, run none")
     ap.add_argument("--match", default="", help="run only tries whose command line has this")
+    ap.add_argument(
+        "--per-flag",
+        type=int,
+        default=None,
+        help="values per flag, rotating through each kind's list (default: all of them)",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="trackerlab-hostile-") as name:
         tmp = Path(name)
         for sub in ("home", "cache", "cwd/deeper"):
             (tmp / sub).mkdir(parents=True)
-        tries = [t for t in generate(tmp) if args.match in shown(t)]
+        tries = [t for t in generate(tmp, args.per_flag) if args.match in shown(t)]
         if args.list:
             print("\n".join(shown(t) for t in tries))
             print(f"{len(tries)} tries")
             return 0
         t0 = time.monotonic()
+        log = open(args.out + ".progress", "w") if args.out else None  # noqa: SIM115
+
+        def one(t: Try) -> Outcome:
+            outcome = run(t, tmp, args.timeout)
+            if log is not None:  # a partial round is still read when the round is stopped
+                log.write(f"{outcome.cls}\t{outcome.code}\t{shown(t)[:300]}\n")
+                log.flush()
+            return outcome
+
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-            outcomes = list(pool.map(lambda t: run(t, tmp, args.timeout), tries))
+            outcomes = list(pool.map(one, tries))
+        if log is not None:
+            log.close()
         text = report(outcomes) + f"\n\n{len(tries)} tries in {time.monotonic() - t0:.0f} s"
     print(text)
     if args.out:

@@ -13,6 +13,7 @@ import pandas as pd
 
 from trackerlab.planner.plan import Plan, delayed_rows, nack_rows
 from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
+from trackerlab.workloads.units import format_bytes
 
 MIB = 2**20
 #: Decimals :func:`rows_frame`'s columns are shown with.
@@ -189,11 +190,12 @@ def conclusions(p: Plan, checks: pd.DataFrame | None = None) -> str:
             "it is the smallest design here"
             if best.design == runs.design
             else f"the smallest design here, {best.design}, needs "
-            f"{best.per_topic_mib:,.1f} MiB ({best.per_topic_mib / runs.per_topic_mib:.2f} of it)"
+            f"{format_bytes(best.per_topic_mib * MIB)} "
+            f"({best.per_topic_mib / runs.per_topic_mib:.2f} of it)"
         )
         lines.append(
             f"- The delayed index{' is the largest tracker' if largest else ''}: "
-            f"{runs.per_topic_mib:,.1f} MiB per topic "
+            f"{format_bytes(runs.per_topic_mib * MIB)} per topic "
             f"with {runs.design} (what {p.workload.defaults.version} runs); {smallest}."
         )
     for choice in p.choices:
