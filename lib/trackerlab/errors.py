@@ -19,10 +19,12 @@ def one_line(message: object) -> str:
 SHOWN_CHARS = 40
 
 
-def shown(value: object) -> str:
-    """``repr(value)`` for a message, cut to :data:`SHOWN_CHARS` characters with its length,
-    so a 5000-digit value still gives a short line. O(len(value))."""
-    text = repr(value)
+def shown(value: object, quoted: bool = True) -> str:
+    """``repr(value)`` (``quoted=False``: ``str(value)``) for a message, cut to
+    :data:`SHOWN_CHARS` characters with its length, so a 5000-digit value still gives a short
+    line. O(len(value))."""
+    text = repr(value) if quoted else str(value)
     if len(text) <= SHOWN_CHARS:
         return text
-    return f"{text[: SHOWN_CHARS - 4]}...{text[-1]} ({len(str(value)):,} characters)"
+    end = text[-1] if quoted else ""
+    return f"{text[: SHOWN_CHARS - 4]}...{end} ({len(str(value)):,} characters)"

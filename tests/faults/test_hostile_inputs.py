@@ -223,7 +223,7 @@ def test_messages_name_the_flag_not_a_java_field(capsys):
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["simulate", "delayed", "--days", "-1"], "--days: a duration must be >= 0"),
+        (["simulate", "delayed", "--days", "-1"], "--days must be a number > 0"),
         (["simulate", "delayed", "--days", "1kg"], "--days: cannot read duration '1kg'"),
         (["simulate", "delayed", "--step-s", "nan"], "--step-s: cannot read duration 'nan'"),
         (["simulate", "receiver-queue", "--rate", "1k/s", "--duration-s", "1e999"],

@@ -109,7 +109,7 @@ def parse_override(text: str) -> tuple[str | None, str, object]:
     if (colon and not notebook.strip()) or not name.strip():
         raise UsageError(f"-p expects [NOTEBOOK:]NAME=VALUE, got {shown(text)}")
     try:
-        value = safe_yaml.load(raw, f"-p {shown(text)}")
+        value = safe_yaml.load(raw, f"-p {shown(text, quoted=False)}")
     except UsageError as exc:
         if ": refused:" in str(exc):  # an alias bomb or a deep nest: never text
             raise

@@ -79,9 +79,9 @@ def duration_in(unit: str, name: str) -> Callable[[object], float]:
 
     def parse(text: object) -> float:
         value = str(text).strip()
-        if re.fullmatch(_NUMBER, value):
+        if re.fullmatch(_SIGNED, value):  # a negative one reaches the command's range check
             ms = float(value) * UNITS_MS[unit]
-            if not ms <= MAX_DURATION_MS:  # 1e999 and 5000 digits too
+            if not abs(ms) <= MAX_DURATION_MS:  # 1e999 and 5000 digits too
                 raise UsageError(f"{name}: duration {shown(value)} is longer than 1000 years")
             return ms / UNITS_MS[unit]
         return parse_duration_ms(value, name) / UNITS_MS[unit]
