@@ -56,9 +56,9 @@ def test_simulate_delayed_profile(cli):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["--max-delay", "0"], ["maximum delay", "> 0"]),
-        (["--max-delay=-1d"], ["maximum delay"]),
-        (["--partition-by", "WEEK"], ["partition strategy", "HOUR, DAY, MONTH, YEAR"]),
+        (["--max-delay", "0"], ["--max-delay", "> 0"]),
+        (["--max-delay=-1d"], ["--max-delay"]),
+        (["--partition-by", "WEEK"], ["--partition-by", "HOUR, DAY, MONTH, YEAR"]),
         (["--partition-by", "HOUR", "--max-delay", "500d"], ["10,000"]),
         (["--delay", "uniform:5m"], ["malformed --delay"]),
         (["--delay", "mix:0.5*fixed:1d"], []),

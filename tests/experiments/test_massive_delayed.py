@@ -143,9 +143,9 @@ def test_mixed_profile_shows_problem_two():
 @pytest.mark.parametrize(
     ("options", "needle"),
     [
-        (dict(max_delay_s=0), "maximum delay"),
-        (dict(max_delay="-3d"), "maximum delay"),
-        (dict(partition_by="WEEK"), "partition strategy"),
+        (dict(max_delay_s=0), "--max-delay"),
+        (dict(max_delay="-3d"), "--max-delay"),
+        (dict(partition_by="WEEK"), "--partition-by"),
         (dict(partition_by="HOUR", max_delay="730d"), "10,000"),
         (dict(delay="uniform:5m"), "malformed --delay"),
         (dict(delay="fixed:1x"), "--delay"),

@@ -32,9 +32,9 @@ def test_routing_puts_delays_in_unit_bands():
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        ((0, "DAY"), "maximum delay"),
-        ((-5, "DAY"), "maximum delay"),
-        ((86_400, "WEEK"), "partition strategy"),
+        ((0, "DAY"), "--max-delay"),
+        ((-5, "DAY"), "--max-delay"),
+        ((86_400, "WEEK"), "--partition-by"),
         ((2 * 365 * 86_400, "HOUR"), "10,000"),
     ],
 )
