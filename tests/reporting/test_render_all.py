@@ -36,18 +36,7 @@ HIDDEN = "legend entry {!r} shows no visible data (hidden under other artists, o
 
 NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback)\b")
 #: Notebooks whose smoke report still fails the browser check (issue 29 fixes them).
-BROWSER_DEFECTS_BEING_FIXED: set[str] = {
-    "capacity_planner",
-    "delayed_delivery",
-    "design_lab",
-    "massive_delayed",
-    "negative_acks",
-    "overview",
-    "pending_acks",
-    "pulsar_versions",
-    "receiver_queue",
-    "spark_sweeps",
-}
+BROWSER_DEFECTS_BEING_FIXED: set[str] = set()  # all fixed (issue 29); keep for the next
 
 
 @pytest.mark.slow

@@ -207,11 +207,19 @@ def read_results(folder: str | Path, include_smoke: bool = False) -> BrokerResul
             runs.append(_run_row(run, experiment, name, prov))
     return BrokerResults(
         folder,
-        pd.concat(comparisons, ignore_index=True) if comparisons else pd.DataFrame(),
-        pd.concat(samples, ignore_index=True) if samples else pd.DataFrame(),
+        _stack(comparisons),
+        _stack(samples),
         pd.DataFrame(runs),
         problems,
     )
+
+
+def _stack(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The files' rows in one frame; a column that is empty in one file (a nack run's
+    ``simulate_bytes``) is left to the others, which pandas will not infer from. O(rows)."""
+    keep = {*COMPARISON_COLUMNS, *SAMPLES_COLUMNS}
+    kept = [f.drop(columns=[c for c in f if c not in keep and f[c].isna().all()]) for f in frames]
+    return pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
 
 
 def compared(comparison: pd.DataFrame) -> pd.DataFrame:
