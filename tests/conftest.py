@@ -100,6 +100,13 @@ def file_tree(folder: Path) -> dict[str, bytes]:
     }
 
 
+def dead_leftover(kind: str) -> str:
+    """A name :func:`trackerlab.durable.own_name` makes, with a pid no process can have
+    (above ``/proc/sys/kernel/pid_max``): what a killed run leaves behind."""
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
+    return f".trackerlab-{pid_max + 1}-0123456789ab.{kind}"
+
+
 # The skip rule (tests/README.md): a test skips only when something outside the repository is
 # missing (Java, a jar, Maven Central, Chromium, another user). The helpers below skip for
 # those kinds alone; a compile error in the project's Java, a Spark configuration error or a

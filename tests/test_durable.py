@@ -5,11 +5,13 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import shutil
 import stat
 
 import pytest
 
+from tests.conftest import dead_leftover
 from trackerlab import durable
 from trackerlab.errors import UsageError
 
@@ -58,12 +60,30 @@ def test_folder_lock_refuses_a_second_holder_and_removes_its_file(tmp_path):
 
 
 def test_leftovers_and_os_error_text(tmp_path):
-    (tmp_path / ".x.1.tmp").write_text("x")
-    (tmp_path / ".r.staging-abc").mkdir()
-    (tmp_path / "keep.txt").write_text("k")
-    removed = durable.remove_leftovers(tmp_path, [".*.tmp", ".r.staging-*"])
-    assert sorted(p.name for p in removed) == [".r.staging-abc", ".x.1.tmp"]
-    assert [p.name for p in tmp_path.iterdir()] == ["keep.txt"]
+    tmp, staging = dead_leftover("tmp"), dead_leftover("staging")
+    (tmp_path / tmp).write_text("x")
+    (tmp_path / staging).mkdir()
+    (tmp_path / staging / "index.html").write_text("a killed run's copy")
+    live = durable.tmp_name(tmp_path / "a.bin")  # this process's: a live writer's
+    live.write_text("being written")
+    keep = ["keep.txt", ".x.1.tmp", ".draft.tmp", ".trackerlab-report-files.json"]
+    for name in keep:
+        (tmp_path / name).write_text("k")
+    link, folder = (dead_leftover("tmp").replace("0123", d) for d in ("9123", "8123"))
+    os.symlink(tmp_path / "keep.txt", tmp_path / link)  # never followed, never removed
+    (tmp_path / folder).mkdir()  # a folder with a file kind's name: not ours
+    removed = durable.remove_leftovers(tmp_path)
+    assert sorted(p.name for p in removed) == sorted([staging, tmp])
+    assert (tmp_path / "keep.txt").read_text() == "k"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*keep, live.name, link, folder])
+
+
+def test_own_names_carry_the_writer_pid_and_a_random_part(tmp_path):
+    names = {durable.own_name("tmp") for _ in range(50)}
+    assert len(names) == 50
+    for name in names:
+        assert re.fullmatch(rf"\.trackerlab-{os.getpid()}-[0-9a-f]{{12}}\.tmp", name), name
+    assert durable.tmp_name(tmp_path / "x.json").parent == tmp_path
     full = OSError(errno.ENOSPC, "No space left on device", "/d/f")
     assert durable.os_error_text(full) == "/d/f: no space left on the device"
     copy_error = shutil.Error([("/a", "/b/c", "[Errno 13] Permission denied: '/b/c'")])

@@ -10,8 +10,10 @@
   is no pid to guess and no stale lock to break. The lock file is removed on release; a
   racing process that locked the removed inode notices (its inode is no longer the path's)
   and tries again, so two holders are impossible.
-- :func:`remove_leftovers` deletes the temporary files of killed runs; callers run it
-  while holding their folder's lock, when no live writer can own them.
+- :func:`own_name` names every temporary file and staging folder trackerlab makes:
+  ``.trackerlab-PID-RANDOM.KIND``. :func:`remove_leftovers` removes only entries with such a
+  name whose writer (PID) is no longer running: temporary *files*, and staging *folders*
+  owned by this user. A user's ``.draft.tmp`` or ``.backup.tmp-2024/`` is never touched.
 - :func:`os_error_text` turns an ``OSError`` (disk full, permission, read-only filesystem)
   into the one-line reason :class:`~trackerlab.errors.UsageError` messages quote.
 
@@ -26,20 +28,37 @@ import fcntl
 import hashlib
 import os
 import re
+import secrets
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from trackerlab.errors import UsageError
 
-#: Suffix of every temporary file written by :func:`atomic_write_bytes`.
-TMP_SUFFIX = ".tmp"
+#: Start of the name of every temporary file and staging folder trackerlab makes.
+OWN_PREFIX = ".trackerlab-"
+#: Kinds of :func:`own_name`: files (``tmp``) and folders (the others).
+FILE_KINDS = ("tmp",)
+FOLDER_KINDS = ("staging", "probe", "old")
+_OWN_NAME = re.compile(
+    rf"^{re.escape(OWN_PREFIX)}(?P<pid>[1-9][0-9]{{0,9}})-[0-9a-f]{{12}}"
+    rf"\.(?P<kind>{'|'.join(FILE_KINDS + FOLDER_KINDS)})$"
+)
 _CHUNK = 1 << 20
 
 
+def own_name(kind: str) -> str:
+    """``.trackerlab-PID-RANDOM.KIND``: a name only trackerlab makes, with the writer's pid
+    (so a later run can tell a dead writer's leftover from a live one's) and 48 random bits."""
+    if kind not in FILE_KINDS + FOLDER_KINDS:
+        raise ValueError(f"unknown kind {kind!r}")
+    return f"{OWN_PREFIX}{os.getpid()}-{secrets.token_hex(6)}.{kind}"
+
+
 def tmp_name(path: Path) -> Path:
-    """The temporary sibling :func:`atomic_write_bytes` writes first: ``.NAME.PID.tmp``."""
-    return path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
+    """The temporary sibling :func:`atomic_write_bytes` writes first (:func:`own_name`)."""
+    return Path(path).with_name(own_name("tmp"))
 
 
 def fsync_dir(folder: Path) -> None:
@@ -60,7 +79,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> str:
     path = Path(path)
     tmp = tmp_name(path)
     try:
-        with open(tmp, "wb") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -82,20 +102,53 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def remove_leftovers(folder: Path, patterns: Iterable[str]) -> list[Path]:
-    """Delete what matches ``patterns`` (globs) directly in ``folder``: temporary files and
-    staging folders of killed runs. Call it only while holding the folder's lock."""
-    removed = []
-    if not folder.is_dir():
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists (ours or another user's). O(1)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process; not a pid at all
+        return True
+    return True
+
+
+def leftover(path: Path) -> bool:
+    """Whether ``path`` is what a killed trackerlab run left: an :func:`own_name` whose
+    writer is not running, a regular file for a file kind, a real folder of this user for a
+    folder kind (never a symlink, never another kind of entry). O(1)."""
+    match = _OWN_NAME.match(path.name)
+    if match is None or _running(int(match["pid"])):
+        return False
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if match["kind"] in FILE_KINDS:
+        return stat.S_ISREG(st.st_mode)
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+
+
+def remove_leftovers(folder: Path) -> list[Path]:
+    """Delete what killed runs left directly in ``folder`` (:func:`leftover`) and return it;
+    nothing else is touched, whatever its name. Call it while holding the folder's lock."""
+    removed: list[Path] = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
         return removed
-    for pattern in patterns:
-        for path in sorted(folder.glob(pattern)):
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-            removed.append(path)
+    for name in names:
+        path = Path(folder) / name
+        if not leftover(path):
+            continue
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        removed.append(path)
     return removed
 
 

@@ -14,9 +14,9 @@ The files are written once to the cache folder (:func:`trackerlab.paths.cache_di
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
+from trackerlab.durable import atomic_write_bytes
 from trackerlab.paths import cache_dir
 
 _SHELL_LOGGERS = """\
@@ -76,9 +76,7 @@ def _written(name: str, text: str) -> Path:
     path = cache_dir() / "spark" / name
     if not path.exists() or path.read_text() != text:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(text)
-        tmp.replace(path)
+        atomic_write_bytes(path, text.encode())
     return path
 
 

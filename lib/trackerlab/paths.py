@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from trackerlab.errors import UsageError
+
 
 def repo_root() -> Path:
     """The repository root: ``$TRACKERLAB_ROOT`` or the folder holding ``lib/trackerlab``."""
@@ -65,3 +67,29 @@ def display_path(path: str | Path) -> str:
     except (ValueError, OSError):
         parts = [x for x in p.parts if x != "/"]
         return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else "/".join(parts)
+
+
+def check_out(out: Path | str, action: str, example: str) -> Path:
+    """``--out`` resolved, or one UsageError line if it is empty or a folder no command may
+    write its files into: the filesystem root, the home folder, the current folder or one of
+    its parents, a folder holding ``.git``. ``action`` says what the command would do there
+    (``publish into``), ``example`` a folder to suggest. Shared by ``report`` and ``sweep``.
+    O(depth of the current folder)."""
+    if not str(out).strip():
+        raise UsageError(f"--out must name a folder, got {str(out)!r}")
+    path = Path(out).expanduser().resolve()
+    cwd = Path.cwd().resolve()
+    why = None
+    if path == Path(path.anchor):
+        why = "the filesystem root"
+    elif path == Path.home().resolve():
+        why = "the home folder"
+    elif path == cwd or path in cwd.parents:
+        why = "the current folder or one of its parents"
+    elif (path / ".git").exists():
+        why = "a folder holding a .git repository"
+    if why:
+        raise UsageError(
+            f"--out {path}: refusing to {action} {why}; give a folder of its own, such as {example}"
+        )
+    return path

@@ -18,7 +18,9 @@ naming the file and line. Core layer: PyYAML only.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,16 @@ MAX_NODES = 100_000
 MAX_BYTES = 1 << 20
 #: Longest integer a document may hold (Python refuses past 4300 digits with a ValueError).
 MAX_INT_DIGITS = 100
+#: Deepest JSON nesting :func:`load_json` parses (a notebook is about 6 deep, a manifest 3).
+MAX_JSON_DEPTH = 64
+
+
+class FileRefused(UsageError):
+    """A file the bounded reader refuses; ``reason`` is what is wrong, without the file."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class YamlLimit(yaml.MarkedYAMLError):
@@ -128,41 +140,95 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def read_user_file(path: str | Path, what: str, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of a user's file, read at most ``limit`` bytes: UsageError (one line naming
-    ``what`` and the file) for a missing file, a folder, a device or pipe (``/dev/zero`` would
-    never end), a file over the limit, or an unreadable one. O(limit)."""
+    """The bytes of a file, read at most ``limit`` bytes: :class:`FileRefused` (one line
+    naming ``what`` and the file) for a missing file, a folder, a device or pipe (``/dev/zero``
+    would never end, a FIFO would hang), a file over the limit, or an unreadable one. The
+    open does not block and the type is checked on the opened descriptor, so a file swapped
+    for a FIFO after a check is still refused. O(limit)."""
     path = Path(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise UsageError(f"{what}: file {path} not found") from None
-    except OSError as exc:
+
+    def refuse(reason: str, message: str = "") -> FileRefused:
+        return FileRefused(message or f"{what}: {path} {reason}", reason)
+
+    def unreadable(exc: OSError) -> FileRefused:
         reason = (exc.strerror or type(exc).__name__).lower()
-        raise UsageError(f"{what}: cannot read {path} ({reason})") from None
+        return refuse(f"unreadable ({reason})", f"{what}: cannot read {path} ({reason})")
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise refuse("missing", f"{what}: file {path} not found") from None
+    except OSError as exc:
+        raise unreadable(exc) from None
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
-            raise UsageError(f"{what}: {path} is a folder, not a file")
+            raise refuse("is a folder, not a file")
         if not stat.S_ISREG(mode):
-            raise UsageError(f"{what}: {path} is not a regular file (a device, pipe or socket)")
+            raise refuse("is not a regular file (a device, pipe or socket)")
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        reason = (exc.strerror or type(exc).__name__).lower()
-        raise UsageError(f"{what}: cannot read {path} ({reason})") from None
+        raise unreadable(exc) from None
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise UsageError(f"{what}: {path} is larger than {limit >> 10} KiB; refused")
+        raise refuse(f"is larger than {limit >> 10} KiB; refused")
     return data
 
 
 def read_user_text(path: str | Path, what: str, limit: int = MAX_BYTES) -> str:
-    """:func:`read_user_file` decoded as UTF-8 (UsageError when it is not)."""
+    """:func:`read_user_file` decoded as UTF-8 (:class:`FileRefused` when it is not)."""
     try:
         return read_user_file(path, what, limit).decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"{what}: {path} is not UTF-8 text") from None
+        raise FileRefused(f"{what}: {path} is not UTF-8 text", "is not UTF-8 text") from None
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def check_json_depth(text: str, name: str) -> None:
+    """:class:`FileRefused` ``NAME is nested deeper than ...`` for JSON text nested
+    deeper than :data:`MAX_JSON_DEPTH` (brackets inside strings do not count), checked
+    without parsing (the parsers recurse once per level). O(len(text))."""
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        bracket = token.group()
+        if bracket in ("[", "{"):
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                reason = f"is nested deeper than {MAX_JSON_DEPTH} levels; refused"
+                raise FileRefused(f"{name} {reason}", reason)
+        elif bracket in ("]", "}"):
+            depth -= 1
+
+
+def load_json(text: str | bytes, name: str) -> Any:
+    """Parse JSON text refusing, before parsing, nesting deeper than
+    :data:`MAX_JSON_DEPTH`: :class:`FileRefused` ``NAME is ...`` for that, for text that is
+    not UTF-8 and for invalid JSON. O(len(text))."""
+
+    def refuse(reason: str) -> FileRefused:
+        return FileRefused(f"{name} {reason}", reason)
+
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            raise refuse("is not UTF-8 text") from None
+    check_json_depth(text, name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise refuse(f"is not valid JSON ({exc})") from None
+    except (RecursionError, ValueError) as exc:  # a depth the scan missed; a 5000-digit int
+        raise refuse(f"is not valid JSON ({str(exc).splitlines()[0][:80]})") from None
+
+
+def read_json(path: str | Path, what: str, limit: int = MAX_BYTES) -> Any:
+    """A JSON file through the bounded reader (:func:`read_user_file`, :func:`load_json`)."""
+    return load_json(read_user_file(path, what, limit), f"{what}: {path}")  # as read_user_file
 
 
 def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> Any:
@@ -170,9 +236,10 @@ def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> A
     the bounds. ``loader`` may be a subclass (the sweep grids keep key lines)."""
     if len(text) > MAX_BYTES:
         raise UsageError(f"{name}: larger than {MAX_BYTES // 1024} KiB; refused")
-    instance = loader(text)
-    instance.name = name  # type: ignore[attr-defined]
+    instance = None
     try:
+        instance = loader(text)  # reads the text: a NUL byte fails here
+        instance.name = name  # type: ignore[attr-defined]
         return instance.get_single_data()
     except YamlLimit as exc:
         line = f":{exc.problem_mark.line + 1}" if exc.problem_mark else ""
@@ -187,4 +254,5 @@ def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> A
     except RecursionError:  # a deep structure the depth bound missed (a scalar's tag...)
         raise UsageError(f"{name}: refused: nested too deeply") from None
     finally:
-        instance.dispose()
+        if instance is not None:
+            instance.dispose()

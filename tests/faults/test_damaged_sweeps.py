@@ -12,7 +12,7 @@ import json
 import pandas as pd
 import pytest
 
-from tests.conftest import assert_one_line_error, run_cli
+from tests.conftest import assert_one_line_error, dead_leftover, run_cli
 from tests.faults.conftest import cli_as_other_user, python_as_other_user
 from trackerlab.errors import UsageError
 from trackerlab.spark.store import MANIFEST, POINTS, SweepStore, read_sweep
@@ -97,14 +97,13 @@ def test_a_point_file_without_its_manifest_entry_is_adopted(tmp_path):
 
 def test_leftover_temporary_files_are_removed_by_the_next_lock(tmp_path):
     store = _store(tmp_path, ("k1",))
-    left = [store.root / POINTS / ".k2.parquet.4242.tmp", store.root / ".manifest.json.99.tmp"]
-    old_style = store.root / POINTS / ".k3.parquet.tmp-777"
-    for path in (*left, old_style):
+    left = [store.root / POINTS / dead_leftover("tmp"), store.root / dead_leftover("tmp")]
+    for path in left:
         path.write_bytes(b"half written")
     removed = store.lock()
     store.unlock()
-    assert sorted(removed) == sorted([*left, old_style])
-    assert not any(p.exists() for p in (*left, old_style))
+    assert sorted(removed) == sorted(left)
+    assert not any(p.exists() for p in left)
     assert store.completed(["k1"]) == {"k1"}
 
 
@@ -136,7 +135,9 @@ def test_a_manifest_that_is_a_folder_and_points_that_are_a_file(tmp_path):
     store = _store(tmp_path, ("k1",))
     (store.root / MANIFEST).unlink()
     (store.root / MANIFEST).mkdir()
-    with pytest.raises(UsageError, match="is a folder, not a sweep manifest"):
+    with pytest.raises(
+        UsageError, match=r"sweep manifest: .*manifest\.json is a folder, not a file; move it away"
+    ):
         read_sweep(store.root)
     other = _store(tmp_path / "b", ("k1",))
     for f in (other.root / POINTS).iterdir():

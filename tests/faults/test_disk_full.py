@@ -72,4 +72,4 @@ def test_report_on_a_full_disk_is_one_line_and_leaves_reports_unchanged(small_di
     line = str(info.value)
     assert "\n" not in line and "no space left on the device" in line and "unchanged" in line
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert not [p for p in small_disk.iterdir() if ".staging-" in p.name]
+    assert not [p for p in small_disk.iterdir() if p.name.endswith(".staging")]

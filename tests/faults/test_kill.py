@@ -106,13 +106,13 @@ def test_report_killed_mid_notebook_keeps_reports_and_the_next_run_cleans_up(tmp
     assert res.returncode == -signal.SIGKILL
     time.sleep(1)
     assert file_tree(out) == before  # byte-identical after the kill
-    leftovers = [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    leftovers = [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
     assert leftovers  # what a killed run leaves: the next one removes it
 
     logs: list[str] = []
     result = run_report("smoke", ["ok"], out, FIXTURE_NOTEBOOKS, log=logs.append)
     assert result.published == ["ok"]
-    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
     assert any("removed 1 leftover" in line for line in logs)
     assert any("kept 1 files trackerlab did not write (notes.txt)" in line for line in logs)
     clean = tmp_path / "clean"

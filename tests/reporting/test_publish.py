@@ -1,7 +1,9 @@
+import json
 import os
 
 import pytest
 
+from tests.conftest import dead_leftover
 from trackerlab.errors import UsageError
 from trackerlab.reporting import publish
 
@@ -15,10 +17,16 @@ def _tree(folder):
     }
 
 
+def _owns(out, *names):
+    """``out`` as a run that wrote ``names`` left it: its list of the files it wrote."""
+    (out / publish.OWNED_LIST).write_text(json.dumps({"files": list(names)}))
+
+
 def test_staged_publishes_whole_folder_at_once(tmp_path):
     out = tmp_path / "reports"
     out.mkdir()
-    (out / "old.html").write_text("old trackerlab report")  # a report of a run before the lists
+    (out / "old.html").write_text("old trackerlab report")
+    _owns(out, "old.html")
     (out / "keep.html").write_text("keep")
     with publish.staged(out) as stage:
         assert _tree(stage) == _tree(out)  # seeded with a copy
@@ -26,7 +34,7 @@ def test_staged_publishes_whole_folder_at_once(tmp_path):
         (stage / "added.html").write_text("added")
         assert (out / "old.html").read_text() == "old trackerlab report"  # not before the swap
     assert _tree(out) == {"old.html": b"new", "keep.html": b"keep", "added.html": b"added"}
-    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
 
 
 def test_staged_creates_missing_folder(tmp_path):
@@ -46,7 +54,7 @@ def test_failure_inside_leaves_folder_untouched(tmp_path, exc):
         (stage / "report.html").write_text("half-written")
         raise exc
     assert _tree(out) == before
-    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
 
 
 def test_exchange_fallback_without_renameat2(tmp_path, monkeypatch):
@@ -54,6 +62,7 @@ def test_exchange_fallback_without_renameat2(tmp_path, monkeypatch):
     out = tmp_path / "reports"
     out.mkdir()
     (out / "a.html").write_text("old trackerlab report")
+    _owns(out, "a.html")
     with publish.staged(out) as stage:
         (stage / "a.html").write_text("new")
     assert (out / "a.html").read_text() == "new"
@@ -95,6 +104,7 @@ def test_files_others_add_edit_or_remove_during_a_run_are_respected(tmp_path):
     out = tmp_path / "reports"
     out.mkdir()
     (out / "report.html").write_text("old trackerlab report")
+    _owns(out, "report.html")
     (out / "edited.txt").write_text("v1")
     (out / "removed.txt").write_text("bye")
     logs: list[str] = []
@@ -131,16 +141,18 @@ def test_a_run_deletes_only_files_trackerlab_wrote(tmp_path):
 def test_leftovers_of_killed_runs_are_removed_by_the_next_run(tmp_path):
     out = tmp_path / "reports"
     out.mkdir()
-    left = [tmp_path / ".reports.staging-dead1", tmp_path / ".reports.probe-dead2"]
+    left = [tmp_path / dead_leftover("staging"), tmp_path / dead_leftover("probe")]
     for folder in left:
         folder.mkdir()
         (folder / "index.html").write_text("5.8 MB of a killed run")
-    (tmp_path / ".reports.42.tmp").write_text("x")
-    (tmp_path / ".other.staging-x").mkdir()  # another folder's: not ours to remove
+    (tmp_path / dead_leftover("tmp")).write_text("x")
+    users = [".reports.staging-x", ".reports.42.tmp", ".backup.tmp-2024"]  # older names too
+    for name in users:
+        (tmp_path / name).mkdir()
     logs: list[str] = []
     with publish.staged(out, logs.append):
         pass
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".other.staging-x", "reports"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*users, "reports"])
     assert logs[0] == "removed 3 leftover staging or temporary files of killed runs"
 
 

@@ -119,7 +119,7 @@ def test_ctrl_c_leaves_reports_exactly_as_they_were(tmp_path):
     deadline = time.monotonic() + 120
     staging = []
     while time.monotonic() < deadline and not staging:
-        staging = [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+        staging = [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
         time.sleep(0.2)
     assert staging, "the run never started staging"
     time.sleep(3)  # inside papermill's execution of the sleeping cell
@@ -130,7 +130,7 @@ def test_ctrl_c_leaves_reports_exactly_as_they_were(tmp_path):
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert lines == ["[1/1] slow (profile smoke) ...", "trackerlab: interrupted"], stderr
     assert _tree(out) == before
-    assert not [p for p in tmp_path.iterdir() if ".staging-" in p.name]
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".staging")]
 
 
 def test_dead_kernel_is_a_notebook_failure_not_a_crash(tmp_path):

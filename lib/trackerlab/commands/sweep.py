@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
     from trackerlab.params import check_text
     from trackerlab.paths import data_dir
     from trackerlab.spark.grid import load_grid, load_profile
-    from trackerlab.spark.store import SweepStore
+    from trackerlab.spark.store import SweepStore, expected_identities
 
     for flag in ("grid", "profile", "out", "master"):
         if getattr(args, flag) is not None:  # '' is a mistake, never "the default"
@@ -68,9 +68,13 @@ def _run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from trackerlab.spark.sweep import estimate_sweep
 
+        store = SweepStore(out)
+        store.check_out()
         if Path(out).exists() and not Path(out).is_dir():  # a dry run only reads the folder
             raise UsageError(f"--out {out} exists and is not a folder")
-        done = SweepStore(out).completed(p.key for p in grid.points)
+        done = store.completed(
+            (p.key for p in grid.points), expect=expected_identities(grid.points)
+        )
         for p in grid.points:
             state = "done" if p.key in done else "todo"
             print(f"{p.grid_row:4d} {state} {p.block}: {p.label()}")

@@ -28,7 +28,7 @@ import nbformat
 from trackerlab.reporting.figure_check import FIGURE_CHECK_MIME
 from trackerlab.reporting.formatting import format_number
 from trackerlab.reporting.headline import read_answer, read_headlines
-from trackerlab.reporting.notebooks import NotebookInfo
+from trackerlab.reporting.notebooks import NotebookInfo, read_notebook
 from trackerlab.reporting.tables import TABLE_MIME
 
 __all__ = ["export_report", "read_figure_defects", "read_tables"]
@@ -202,7 +202,7 @@ def export_report(
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 
-    nb = nbformat.read(executed, as_version=4)
+    nb = read_notebook(executed)
     answer = read_answer(nb)
     meta = {
         "headlines": read_headlines(nb),

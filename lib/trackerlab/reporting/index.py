@@ -29,8 +29,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from trackerlab.reporting.reader import reader_text
+from trackerlab.safe_yaml import FileRefused, read_json
 
 FAILED_DIR = "_failed"
+#: Bound of the bounded reader for a report's metadata sidecar.
+MAX_META_BYTES = 16 << 20
 #: The report whose answer leads the page (the capacity planner, when it exists).
 LEAD_REPORT = "capacity_planner"
 #: The report whose answer is the one-line reproduction status.
@@ -72,12 +75,13 @@ code { font-size: 95%; }
 
 
 def read_metas(folder: Path) -> list[dict]:
-    """The ``*.json`` sidecars of the reports in ``folder``, sorted by name."""
+    """The ``*.json`` sidecars of the reports in ``folder``, sorted by name, read through
+    the bounded reader; a file that is not one (a user's FIFO, a deep nesting) is skipped."""
     metas = []
     for path in sorted(folder.glob("*.json")):
         try:
-            meta = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
+            meta = read_json(path, "report metadata", MAX_META_BYTES)
+        except FileRefused:
             continue
         if isinstance(meta, dict) and "name" in meta:
             metas.append(meta)

@@ -16,6 +16,10 @@ import nbformat
 
 from trackerlab.durable import os_error_text
 from trackerlab.errors import UsageError
+from trackerlab.safe_yaml import check_json_depth, read_user_text
+
+#: Bound of the bounded reader for a notebook (an executed one holds its figures).
+MAX_NOTEBOOK_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -104,15 +108,23 @@ def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
     return default
 
 
-def inspect(path: Path) -> NotebookInfo:
-    """Read a notebook's title and parameters (the same cell papermill injects after)."""
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """A notebook (version 4) through the bounded reader
+    (:func:`trackerlab.safe_yaml.read_user_text`: a regular file, at most
+    :data:`MAX_NOTEBOOK_BYTES`, nested at most ``MAX_JSON_DEPTH`` deep); one UsageError line
+    naming the file otherwise. O(size)."""
+    text = read_user_text(path, "notebook", MAX_NOTEBOOK_BYTES)
+    check_json_depth(text, f"notebook {path}")
     try:
-        nb = nbformat.read(path, as_version=4)
-    except OSError as exc:
-        raise UsageError(f"cannot read notebook {os_error_text(exc)}") from None
-    except Exception as exc:  # nbformat: NotJSONError, ValidationError, UnicodeDecodeError...
+        return nbformat.reads(text, as_version=4)
+    except Exception as exc:  # nbformat: NotJSONError, ValidationError, RecursionError...
         reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
         raise UsageError(f"notebook {path} is not a valid notebook ({reason})") from None
+
+
+def inspect(path: Path) -> NotebookInfo:
+    """Read a notebook's title and parameters (the same cell papermill injects after)."""
+    nb = read_notebook(path)
     cell = parameters_cell(nb)
     try:
         params = parse_parameters(cell.source, path.name) if cell is not None else ()

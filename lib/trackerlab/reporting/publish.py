@@ -12,11 +12,15 @@ folder. A failed or interrupted run only removes its staging folder; the publish
 is never touched.
 
 The folder keeps the list of files trackerlab wrote there (:data:`OWNED_LIST`); the run
-deletes only files of that list, and tells the user which other files it kept. One
-``flock`` (:class:`trackerlab.durable.FolderLock`) keeps two runs from publishing into the
-same folder at once; whoever holds it removes the staging folders and temporary files of
-killed runs. An empty ``--out``, the filesystem root, the home folder, the current folder or
-one of its parents, and a folder holding a ``.git`` are refused.
+deletes or replaces only files of that list (a folder without a list owns nothing, whatever
+its files say), and tells the user which other files it kept. The published folder keeps
+its mode (a ``chmod 700`` folder stays private) and every folder the user made, empty ones
+included. One ``flock`` (:class:`trackerlab.durable.FolderLock`) keeps two runs from
+publishing into the same folder at once; whoever holds it removes the staging folders and
+temporary files of killed runs (trackerlab's own names only:
+:func:`trackerlab.durable.own_name`). An empty ``--out``, the filesystem root, the home
+folder, the current folder or one of its parents, and a folder holding a ``.git`` are
+refused (:func:`trackerlab.paths.check_out`, shared with ``sweep``).
 """
 
 from __future__ import annotations
@@ -28,19 +32,26 @@ import errno
 import json
 import os
 import shutil
-import tempfile
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from trackerlab.durable import FolderLock, atomic_write_bytes, os_error_text, remove_leftovers
+from trackerlab import paths
+from trackerlab.durable import (
+    FolderLock,
+    atomic_write_bytes,
+    os_error_text,
+    own_name,
+    remove_leftovers,
+)
 from trackerlab.errors import UsageError
+from trackerlab.safe_yaml import FileRefused, read_json
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 #: The files trackerlab wrote into a reports folder (relative paths), kept in the folder.
 OWNED_LIST = ".trackerlab-report-files.json"
-#: Without a list (a folder published before it existed): what counts as trackerlab's.
-_LEGACY_OWNED = ("index.html", "*.ipynb", "*.html", "*.json", "_failed/*")
+_MAX_OWNED_LIST_BYTES = 16 << 20
 
 Signature = tuple[int, int]  # (size, mtime_ns)
 
@@ -65,27 +76,9 @@ def _renameat2_exchange(a: Path, b: Path) -> bool:
 
 
 def check_out(out: Path | str) -> Path:
-    """``out`` resolved, or UsageError if it is empty or a folder a report must not swap:
-    the root, the home folder, the current folder or a parent of it, a folder with ``.git``."""
-    if not str(out).strip():
-        raise UsageError("--out must name a folder, got ''")
-    path = Path(out).expanduser().resolve()
-    cwd = Path.cwd().resolve()
-    why = None
-    if path == Path(path.anchor):
-        why = "the filesystem root"
-    elif path == Path.home().resolve():
-        why = "the home folder"
-    elif path == cwd or path in cwd.parents:
-        why = "the current folder or one of its parents"
-    elif (path / ".git").exists():
-        why = "a folder holding a .git repository"
-    if why:
-        raise UsageError(
-            f"--out {path}: refusing to publish into {why} (the whole folder is replaced); "
-            "give a folder of its own, such as reports/"
-        )
-    return path
+    """``out`` resolved, or UsageError if it is empty or a folder a report must not swap
+    (:func:`trackerlab.paths.check_out`)."""
+    return paths.check_out(out, "publish into", "reports/")
 
 
 def check_writable(out: Path) -> None:
@@ -99,15 +92,11 @@ def check_writable(out: Path) -> None:
         raise UsageError(f"--out {out}: cannot write there ({existing} is not a folder)")
     try:
         parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=f".{out.name}.probe-", dir=parent):
-            pass
+        probe = parent / own_name("probe")
+        probe.mkdir(mode=0o700)
+        probe.rmdir()
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
-
-
-def leftovers(out: Path) -> tuple[str, ...]:
-    """Globs, in ``out.parent``, of what killed runs leave: staging copies, probes, temporaries."""
-    return (f".{out.name}.staging-*", f".{out.name}.probe-*", f".{out.name}.*.tmp")
 
 
 @contextlib.contextmanager
@@ -125,10 +114,11 @@ def staged(out: Path, log: Callable[[str], None] | None = None) -> Iterator[Path
         f"--out {out}: another trackerlab report is publishing there",
     )
     with lock:
-        removed = remove_leftovers(out.parent, leftovers(out))
+        removed = remove_leftovers(out.parent)
         if removed and log:
             log(f"removed {len(removed)} leftover staging or temporary files of killed runs")
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
+        stage = out.parent / own_name("staging")
+        stage.mkdir(mode=0o700)
         try:
             seed = _snapshot(out)
             owned = _owned(out, seed)
@@ -168,27 +158,17 @@ def _snapshot(folder: Path) -> dict[str, Signature]:
 
 
 def _owned(out: Path, files: dict[str, Signature]) -> set[str]:
-    """The files of ``out`` trackerlab wrote, from its list (or, before lists, by name)."""
+    """The files of ``out`` trackerlab wrote: its own list (:data:`OWNED_LIST`), read
+    through the bounded reader, and nothing else. A folder without a readable list owns
+    nothing: a file's content never makes it trackerlab's."""
+    path = out / OWNED_LIST
+    if not path.exists():
+        return set()
     try:
-        listed = json.loads((out / OWNED_LIST).read_text())["files"]
-        return {f for f in listed if isinstance(f, str)}
-    except (OSError, ValueError, KeyError, TypeError):
-        return {
-            rel
-            for rel in files
-            if any(Path(rel).match(p) for p in _LEGACY_OWNED) and _mentions_trackerlab(out / rel)
-        }
-
-
-def _mentions_trackerlab(path: Path) -> bool:
-    """A file of a folder written before the owned lists counts as trackerlab's only if it
-    says so (every report, notebook, index and metadata file names trackerlab in its first
-    MiB); a user's own ``index.html`` there is kept, not replaced."""
-    try:
-        with open(path, "rb") as f:
-            return b"trackerlab" in f.read(1 << 20)
-    except OSError:
-        return False
+        listed = read_json(path, "report file list", _MAX_OWNED_LIST_BYTES)["files"]
+        return {f for f in listed if isinstance(f, str) and f in files}
+    except (FileRefused, KeyError, TypeError):
+        return set()
 
 
 def _take_in_changes(
@@ -204,6 +184,9 @@ def _take_in_changes(
     now = _snapshot(stage)
     written = {rel for rel, sig in now.items() if before.get(rel) != sig}
     current = _snapshot(out)
+    for rel in _folders(out) - _folders(stage):  # folders made during the run, empty ones too
+        (stage / rel).mkdir(parents=True, exist_ok=True)
+        shutil.copystat(out / rel, stage / rel)
     for rel, sig in current.items():
         if rel in written or rel == OWNED_LIST:
             continue
@@ -217,6 +200,17 @@ def _take_in_changes(
     return written, set(current)
 
 
+def _folders(folder: Path) -> set[str]:
+    """Relative paths of every folder under ``folder`` (not following symlinks)."""
+    if not folder.is_dir():
+        return set()
+    return {
+        p.relative_to(folder).as_posix()
+        for p in folder.rglob("*")
+        if p.is_dir() and not p.is_symlink()
+    }
+
+
 def _record_owned(stage: Path, owned: set[str]) -> list[str]:
     """Write the owned list into ``stage``; return the other files it holds (kept)."""
     present = _snapshot(stage)
@@ -226,17 +220,29 @@ def _record_owned(stage: Path, owned: set[str]) -> list[str]:
 
 
 def _swap_into_place(stage: Path, out: Path) -> None:
-    """Make ``stage`` the content of ``out``; the old content ends up at ``stage``."""
-    os.chmod(stage, 0o755)
+    """Make ``stage`` the content of ``out``; the old content ends up at ``stage``. The
+    folder keeps the mode ``out`` has (a new one: the mode the umask gives a new folder)."""
+    os.chmod(stage, _folder_mode(out))
     if not out.exists():
         os.rename(stage, out)
         return
     if _renameat2_exchange(stage, out):
         return
-    old = stage.with_name(stage.name + ".old")
+    old = stage.with_name(own_name("old"))
     os.rename(out, old)
     os.rename(stage, out)
     os.rename(old, stage)
+
+
+def _folder_mode(out: Path) -> int:
+    """``out``'s permission bits, or, for a folder still to create, ``0o777`` less the
+    umask (what ``mkdir`` would give it)."""
+    try:
+        return stat.S_IMODE(os.stat(out).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        return 0o777 & ~umask
 
 
 def _take_in_late_files(old: Path, out: Path, checked: set[str]) -> None:

@@ -180,8 +180,8 @@ def _restore_kernelspec(nb_path: Path, original: Path) -> None:
     """Give the executed copy the source notebook's kernelspec (not the private one)."""
     import nbformat
 
-    nb = nbformat.read(nb_path, as_version=4)
-    src = nbformat.read(original, as_version=4)
+    nb = nbs.read_notebook(nb_path)
+    src = nbs.read_notebook(original)
     if "kernelspec" in src.metadata:
         nb.metadata["kernelspec"] = src.metadata["kernelspec"]
     nbformat.write(nb, nb_path)
@@ -189,10 +189,8 @@ def _restore_kernelspec(nb_path: Path, original: Path) -> None:
 
 def _failed_cell(executed: Path, exc: Exception) -> str:
     """'cell N (In [k]): first line' with N counted 1-based in the *source* notebook."""
-    import nbformat
-
     index = getattr(exc, "cell_index", 0)
-    nb = nbformat.read(executed, as_version=4)
+    nb = nbs.read_notebook(executed)
     injected = sum("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells[:index])
     first_line = (getattr(exc, "source", "") or "").strip().splitlines()[:1]
     where = f"cell {index - injected + 1}"

@@ -561,13 +561,14 @@ def profiles_path() -> Path:
 
 
 def profile_names() -> list[str]:
-    raw = load_yaml(profiles_path().read_text(), str(profiles_path()))
+    path = profiles_path()
+    raw = load_yaml(safe_yaml.read_user_text(path, "sweep profiles"), str(path))
     return list(raw)
 
 
 def load_profile(name: str) -> Grid:
     """The grid of profile ``name`` in :data:`PROFILE_FILE` (smoke, default, large)."""
     path = profiles_path()
-    raw = load_yaml(path.read_text(), str(path))
+    raw = load_yaml(safe_yaml.read_user_text(path, "sweep profiles"), str(path))
     check_choice("sweep profile", name, list(raw))
     return parse_grid(raw[name], name, f"{path} (profile {name})", path.parent)

@@ -15,8 +15,15 @@ records its SHA-256. A point counts as done only if its file reads back and matc
 checksum (:meth:`SweepStore.completed`): a truncated, emptied or bit-flipped file is
 recomputed on resume, with one line saying so, and :func:`read_sweep` refuses it with one
 line naming it. A point file without a manifest entry (a run killed between the two writes)
-is adopted if it reads back. Temporary files of killed runs are removed by the next run
-that takes the lock. A point whose grid changed (another design list, an axis value removed)
+is adopted if it reads back and holds the point its name says. Every point file records
+its identity (point key, grid row, point id, delay input hash) in its Parquet metadata;
+:meth:`SweepStore.verify` compares it with the file's name and, on resume, with the grid's
+point, whether or not the manifest has an entry or a checksum: a point file copied over
+another is recomputed with one line naming it, never adopted. Every file is read through
+the bounded reader (:func:`trackerlab.safe_yaml.read_user_file`: regular files only, a size
+bound, a JSON depth bound), so a FIFO, ``/dev/zero`` or a deeply nested manifest is one line.
+Temporary files of killed runs (named by :func:`trackerlab.durable.own_name`) are removed by
+the next run that takes the lock; nothing else in the folder is. A point whose grid changed (another design list, an axis value removed)
 gets another key; its old file stays but :func:`read_sweep` reads only the last run's grid
 unless asked for every file. Reading needs only pandas/pyarrow, so reports render without
 Spark.
@@ -35,27 +42,84 @@ from typing import Any
 
 import pandas as pd
 
-from trackerlab.durable import (
-    TMP_SUFFIX,
-    FolderLock,
-    atomic_write_bytes,
-    os_error_text,
-    remove_leftovers,
-)
+from trackerlab.durable import FolderLock, atomic_write_bytes, os_error_text, remove_leftovers
 from trackerlab.errors import UsageError
+from trackerlab.paths import check_out
+from trackerlab.safe_yaml import FileRefused, read_json, read_user_file
 
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # 1: before checksums
 MANIFEST = "manifest.json"
 POINTS = "points"
 LOCK = ".lock"
-LEFTOVERS = (f".*{TMP_SUFFIX}", ".*.tmp-*")  # this module's and older versions' temporaries
+#: Bounds of the bounded reader for a manifest and a point file.
+MAX_MANIFEST_BYTES = 64 << 20
+MAX_POINT_BYTES = 256 << 20
+#: The columns that identify a point, recorded with its key in the file's metadata.
+IDENTITY = ("grid_row", "point_id", "delay_inputs")
+_IDENTITY_META = b"trackerlab_point"
 
 
 def _read_point(data: bytes) -> pd.DataFrame:
+    return _read_table(data).to_pandas()
+
+
+def _read_table(data: bytes):  # -> pyarrow.Table
     import pyarrow.parquet as pq
 
-    return pq.read_table(io.BytesIO(data)).to_pandas()
+    return pq.read_table(io.BytesIO(data))
+
+
+def expected_identities(points: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """``{key: identity}`` of grid points (:class:`~trackerlab.spark.grid.GridPoint`), the
+    ``expect`` of :meth:`SweepStore.completed`."""
+    return {p.key: identity_of(p.columns()) for p in points}
+
+
+def identity_of(columns: Mapping[str, Any]) -> dict[str, Any]:
+    """A point's identity columns (:data:`IDENTITY`) from its row or grid columns."""
+    return {c: _plain(columns.get(c)) for c in IDENTITY}
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-comparable scalar: numpy scalars as Python ones, NaN and '' as None."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if (isinstance(value, str) and not value) or (isinstance(value, float) and value != value):
+        return None
+    return value
+
+
+def _identity_problem(key: str, table: Any, expect: Mapping[str, Any] | None) -> str | None:
+    """Why a point file read as ``table`` is not point ``key`` of the grid (``expect``: the
+    grid's identity columns, None when reading without a grid), or None. The file's recorded
+    identity is compared with its name, its rows and ``expect``; a file written before
+    identities were recorded is compared by its rows. O(rows)."""
+    meta = (table.schema.metadata or {}).get(_IDENTITY_META)
+    try:
+        recorded = json.loads(meta) if meta is not None else None
+    except ValueError:
+        return "its recorded point identity is not JSON"
+    if recorded is not None:
+        if not isinstance(recorded, dict):
+            return "its recorded point identity is not an object"
+        if recorded.get("key") != key:
+            return f"it holds point {recorded.get('key')!r} (grid row {recorded.get('grid_row')})"
+    rows = table.to_pandas()
+    found = {}
+    for column in IDENTITY:
+        values = (
+            {_plain(v) for v in rows[column].tolist()} - {None} if column in rows.columns else set()
+        )
+        if len(values) > 1:
+            return f"its rows hold several points ({column} {sorted(values, key=str)})"
+        found[column] = values.pop() if values else None
+        if recorded is not None and found[column] != _plain(recorded.get(column)):
+            return f"its rows say {column} {found[column]!r}, its metadata {recorded.get(column)!r}"
+    for column, want in (expect or {}).items():
+        if found.get(column) != _plain(want):
+            return f"it holds {column} {found.get(column)!r}, the grid's point has {want!r}"
+    return None
 
 
 class SweepStore:
@@ -70,10 +134,15 @@ class SweepStore:
 
     # ------------------------------------------------------------------ lock
 
+    def check_out(self) -> None:
+        """UsageError if ``--out`` is a folder no command may fill (the same refusals as
+        ``report --out``: :func:`trackerlab.paths.check_out`)."""
+        check_out(self.root, "write sweep results into", "data/sweeps/NAME")
+
     def check_writable(self) -> None:
-        """UsageError if the folder cannot hold results (a file, or not writable)."""
-        if not str(self.root).strip():
-            raise UsageError("--out must not be empty")
+        """UsageError if the folder cannot hold results (refused by :meth:`check_out`, a
+        file, or not writable)."""
+        self.check_out()
         if self.root.exists() and not self.root.is_dir():
             raise UsageError(f"--out {self.root} exists and is not a folder")
         points = self.root / POINTS
@@ -89,15 +158,14 @@ class SweepStore:
 
     def lock(self) -> list[Path]:
         """Take the folder's lock (UsageError if another process holds it), then remove the
-        temporary files killed runs left; returns them."""
+        temporary files killed runs left (:func:`trackerlab.durable.leftover`: trackerlab's
+        own names only); returns them."""
         try:
             (self.root / POINTS).mkdir(parents=True, exist_ok=True)
             self._lock.acquire()
         except OSError as exc:
             raise UsageError(f"sweep: cannot write {os_error_text(exc)}") from None
-        return remove_leftovers(self.root, LEFTOVERS) + remove_leftovers(
-            self.root / POINTS, LEFTOVERS
-        )
+        return remove_leftovers(self.root) + remove_leftovers(self.root / POINTS)
 
     def unlock(self) -> None:
         self._lock.release()
@@ -111,48 +179,52 @@ class SweepStore:
             return {"format": FORMAT_VERSION, "points": {}}
         hint = "; move it away and re-run to rebuild it from the point files"
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
-        except IsADirectoryError:
-            raise UsageError(f"{path} is a folder, not a sweep manifest{hint}") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {os_error_text(exc)}") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"{path} is not UTF-8 text{hint}") from None
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path} is not valid JSON ({exc}){hint}") from None
+            data = read_json(path, "sweep manifest", MAX_MANIFEST_BYTES)
+        except FileRefused as exc:
+            raise UsageError(f"{exc}{hint}") from None
         problem = _manifest_problem(data)
         if problem:
             raise UsageError(f"{path}: {problem}{hint}")
         return data
 
-    def verify(self, key: str, entry: Mapping[str, Any] | None) -> str | None:
-        """Why point ``key``'s file cannot be used (None if it reads back and matches its
-        checksum). A missing file is 'missing'. O(file size)."""
+    def verify(
+        self,
+        key: str,
+        entry: Mapping[str, Any] | None,
+        expect: Mapping[str, Any] | None = None,
+    ) -> str | None:
+        """Why point ``key``'s file cannot be used (None if it reads back through the bounded
+        reader, matches its checksum when the manifest has one, and holds point ``key``:
+        :func:`_identity_problem`, with the grid's identity columns ``expect``). A missing
+        file is 'missing'. O(file size)."""
         path = self.root / POINTS / f"{key}.parquet"
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return "missing"
-        except IsADirectoryError:
-            return "a folder, not a file"
-        except OSError as exc:
-            return f"unreadable ({os_error_text(exc)})"
+            data = read_user_file(path, "sweep point", MAX_POINT_BYTES)
+        except FileRefused as exc:
+            return exc.reason
         want = (entry or {}).get("sha256")
         if want is not None and hashlib.sha256(data).hexdigest() != want:
             return f"checksum mismatch ({len(data):,} bytes)"
         try:
-            _read_point(data)
+            table = _read_table(data)
         except Exception as exc:  # pyarrow's errors on damaged files vary by damage
             return f"not a readable Parquet file ({str(exc).splitlines()[0][:80]})"
-        return None
+        return _identity_problem(key, table, expect)
 
-    def completed(self, keys: Iterable[str], log: Callable[[str], None] | None = None) -> set[str]:
-        """The keys among ``keys`` whose point file reads back and matches its checksum;
-        ``log`` gets one line per damaged point (it will be recomputed)."""
+    def completed(
+        self,
+        keys: Iterable[str],
+        log: Callable[[str], None] | None = None,
+        expect: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> set[str]:
+        """The keys among ``keys`` whose point file reads back, matches its checksum and
+        holds that point (``expect``: key -> the grid's :func:`identity_of`); ``log`` gets
+        one line per damaged or foreign point file (it will be recomputed)."""
         points = self.manifest()["points"]
+        expect = expect or {}
         done = set()
         for key in keys:
-            reason = self.verify(key, points.get(key))
+            reason = self.verify(key, points.get(key), expect.get(key))
             if reason is None:
                 done.add(key)
             elif reason != "missing" and log is not None:
@@ -171,10 +243,8 @@ class SweepStore:
     def write_point(self, key: str, rows: list[Mapping[str, Any]], summary: Mapping) -> Path:
         """Write one point's rows durably, then record it (and its checksum) in the manifest."""
         path = self.root / POINTS / f"{key}.parquet"
-        buffer = io.BytesIO()
-        pd.DataFrame(list(rows)).to_parquet(buffer, index=False)
-        data = buffer.getvalue()
-        digest = atomic_write_bytes(path, data)
+        data = _point_bytes(key, list(rows))
+        digest = atomic_write_bytes(path, data)  # data: see _point_bytes
         manifest = self.manifest()
         manifest["points"][key] = {
             "file": f"{POINTS}/{path.name}",
@@ -186,15 +256,24 @@ class SweepStore:
         self._write_manifest(manifest)
         return path
 
-    def adopt(self, keys: Iterable[str]) -> None:
-        """Record the checksum of verified point files the manifest lacks (a run killed
-        between writing a point and recording it). Call under the lock."""
+    def adopt(
+        self, keys: Iterable[str], expect: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> None:
+        """Record the checksum of point files the manifest lacks (a run killed between
+        writing a point and recording it), each verified again first (:meth:`verify`: it
+        reads back and holds the point of its key, ``expect`` as in :meth:`completed`); a
+        file that does not is left out (it is recomputed). Call under the lock."""
         manifest = self.manifest()
+        expect = expect or {}
         added = False
         for key in keys:
             entry = manifest["points"].get(key)
             if entry is None or "sha256" not in entry:
-                data = (self.root / POINTS / f"{key}.parquet").read_bytes()
+                if self.verify(key, None, expect.get(key)) is not None:
+                    continue
+                data = read_user_file(
+                    self.root / POINTS / f"{key}.parquet", "sweep point", MAX_POINT_BYTES
+                )
                 manifest["points"][key] = {
                     **(entry or {}),
                     "file": f"{POINTS}/{key}.parquet",
@@ -209,6 +288,20 @@ class SweepStore:
         manifest = {**manifest, "format": FORMAT_VERSION}
         data = json.dumps(manifest, indent=1, sort_keys=True).encode()
         atomic_write_bytes(self.root / MANIFEST, data)
+
+
+def _point_bytes(key: str, rows: list[Mapping[str, Any]]) -> bytes:
+    """One point's rows as Parquet, its identity (key and :data:`IDENTITY` columns of its
+    rows) in the file's metadata."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(pd.DataFrame(rows), preserve_index=False)
+    identity = {"key": key, **identity_of(rows[0] if rows else {})}
+    meta = {**(table.schema.metadata or {}), _IDENTITY_META: json.dumps(identity).encode()}
+    buffer = io.BytesIO()
+    pq.write_table(table.replace_schema_metadata(meta), buffer)
+    return buffer.getvalue()
 
 
 def _manifest_problem(data: object) -> str | None:
@@ -254,6 +347,7 @@ def read_sweep(root: str | Path, every_file: bool = False) -> pd.DataFrame:
         wanted = set(keys)
         files = [f for f in files if f.stem in wanted]
     frames = []
+    holders: dict[tuple, Path] = {}
     for f in files:
         entry = manifest["points"].get(f.stem)
         reason = store.verify(f.stem, entry)
@@ -261,7 +355,15 @@ def read_sweep(root: str | Path, every_file: bool = False) -> pd.DataFrame:
             raise UsageError(
                 f"{f}: damaged sweep point ({reason}); re-run the sweep to recompute it"
             )
-        frames.append(_read_point(f.read_bytes()))
+        frame = _read_point(read_user_file(f, "sweep point", MAX_POINT_BYTES))
+        ident = tuple(identity_of(frame.iloc[0]).values()) if len(frame) else ()
+        if any(v is not None for v in ident) and ident in holders:
+            raise UsageError(
+                f"{f}: holds the same point as {holders[ident].name} (a copied file); "
+                "re-run the sweep to recompute it"
+            )
+        holders[ident] = f
+        frames.append(frame)
     if not frames:
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)

@@ -66,7 +66,7 @@ from trackerlab.interrupts import sigint_watched
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.spark.grid import Grid, GridPoint
-from trackerlab.spark.store import SweepStore
+from trackerlab.spark.store import SweepStore, expected_identities
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -697,7 +697,8 @@ def run_sweep(
     if not grid.points:
         raise UsageError(f"{grid.source}: the grid has no points")
     keys = {p.key: p for p in grid.points}
-    done = store.completed(keys)  # read-only: is a session needed at all?
+    expect = expected_identities(grid.points)
+    done = store.completed(keys, expect=expect)  # read-only: is a session needed at all?
     todo = [p for p in grid.points if p.key not in done]
     if todo:
         check_budget(
@@ -713,8 +714,8 @@ def run_sweep(
     store.lock()
     computed_points = 0
     try:
-        done = store.completed(keys, log)  # again under the lock, saying what is damaged
-        store.adopt(done)
+        done = store.completed(keys, log, expect)  # again under the lock, saying what is damaged
+        store.adopt(done, expect)
         todo = [p for p in grid.points if p.key not in done]
         log(
             f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "

@@ -40,14 +40,13 @@ import functools
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from trackerlab.durable import atomic_write_bytes
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.experiments.reproduce.registry import SIMULATOR, Reproduction, reproduces
 from trackerlab.models import receiver_queue as receiver_queue_models
@@ -311,12 +310,8 @@ def _predictions(
     if path is not None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w") as fh:
-                json.dump(
-                    {str(c): {i: p.sizes for i, p in by.items()} for c, by in preds.items()}, fh
-                )
-            os.replace(tmp, path)
+            data = {str(c): {i: p.sizes for i, p in by.items()} for c, by in preds.items()}
+            atomic_write_bytes(path, json.dumps(data).encode())
         except OSError:  # the cache is an optimisation: an unwritable folder costs time only
             pass
     return preds
