@@ -48,6 +48,7 @@ from trackerlab.interrupts import die_with_parent, sigint_held
 from trackerlab.javacheck import INSTALL_HINT, MIN_JAVA, JavaMissing, java_executable, java_major
 from trackerlab.jvmcheck.pulsar import maven
 from trackerlab.paths import cache_dir
+from trackerlab.safe_yaml import read_json
 
 __all__ = [
     "READY_TIMEOUT_S",
@@ -249,12 +250,11 @@ def _write_run(broker: Broker, **extra: object) -> None:
 def load(run_dir: Path) -> Broker:
     """The broker recorded in ``run_dir/run.json``; a UsageError if there is none."""
     path = Path(run_dir).expanduser().absolute() / RUN_FILE
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise UsageError(f"--dir {path.parent}: no broker run there (no {RUN_FILE})") from None
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: unreadable ({exc})") from None
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(f"--dir {path.parent}: no broker run there (no {RUN_FILE})")
+    data = read_json(path, "--dir", 1 << 20)  # the bounded reader: one line naming the file
+    if not isinstance(data, dict):
+        raise UsageError(f"--dir: {path} is not a broker run record (a JSON object)")
     known = set(Broker.__dataclass_fields__)
     return Broker.from_json({k: v for k, v in data.items() if k in known})
 

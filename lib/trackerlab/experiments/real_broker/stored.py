@@ -16,7 +16,7 @@ behind"). Cost: O(rows) after reading the files.
 
 from __future__ import annotations
 
-import json
+import io
 import math
 import numbers
 import os
@@ -26,6 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from trackerlab.paths import display_path, repo_root
+from trackerlab.safe_yaml import FileRefused, load_json, read_user_file
+
+#: Bound of the bounded reader for one stored broker result file.
+MAX_RESULT_BYTES = 256 << 20
 
 __all__ = [
     "BEHIND",
@@ -112,7 +116,11 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, dict]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        data = read_user_file(path, "broker result", MAX_RESULT_BYTES)
+    except FileRefused as exc:
+        raise ValueError(exc.reason) from None
+    try:
+        table = pq.read_table(io.BytesIO(data))
     except Exception as exc:  # OSError, pyarrow.ArrowInvalid and kin on a damaged file
         text = str(exc).replace(f"Could not open Parquet input source '{path}': ", "")
         reason = (text.replace(str(path), path.name).splitlines() or [type(exc).__name__])[0]
@@ -121,8 +129,8 @@ def _read_one(path: Path) -> tuple[pd.DataFrame, dict]:
     if raw is None:
         raise ValueError("no provenance (Parquet schema metadata key 'trackerlab')")
     try:
-        provenance = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        provenance = load_json(raw, "provenance")
+    except FileRefused:
         raise ValueError("its provenance is not JSON") from None
     if not isinstance(provenance, dict):
         raise ValueError("its provenance is not a JSON object")

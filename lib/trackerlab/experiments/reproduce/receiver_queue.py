@@ -52,6 +52,7 @@ from trackerlab.experiments.reproduce.registry import SIMULATOR, Reproduction, r
 from trackerlab.models import receiver_queue as receiver_queue_models
 from trackerlab.models.receiver_queue import HarnessConfig, produce, simulate
 from trackerlab.paths import cache_dir
+from trackerlab.safe_yaml import FileRefused, read_json
 
 __all__ = [
     "CANDIDATES_US",
@@ -297,14 +298,14 @@ def _predictions(
     path = _cache_file(rows, candidates) if cache else None
     if path is not None:
         try:
-            stored = json.loads(path.read_text())
+            stored = read_json(path, "receiver-queue cache", 64 << 20)
             return {
                 float(c): {
                     pid: RowPrediction(tuple(map(tuple, sizes))) for pid, sizes in by.items()
                 }
                 for c, by in stored.items()
             }
-        except (OSError, ValueError, TypeError):
+        except (FileRefused, OSError, ValueError, TypeError):  # a stale or damaged cache
             pass
     preds = {c: {r.id: predict(r.rate, r.partitions, c) for r in rows} for c in candidates}
     if path is not None:
