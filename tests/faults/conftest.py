@@ -18,6 +18,15 @@ from tests.conftest import REPO, CliResult
 from trackerlab.paths import data_dir
 
 NOBODY = 65534
+#: A 3-point grid of 4,096 messages a point, one point a Spark wave.
+SMALL_GRID = """\
+root_seed: 5
+messages: 4096
+rate_per_ms: [1, 2, 4]
+trim_bits: 8
+delay: uniform:0:1s
+settings: {wave_messages: 4096}
+"""
 
 
 def cli_as_other_user(*args: str, cache: Path, timeout: float = 300) -> CliResult:

@@ -30,18 +30,12 @@ import stat
 import pytest
 
 from tests.conftest import FIXTURE_NOTEBOOKS, assert_one_line_error, dead_leftover, run_cli
+from tests.faults.conftest import SMALL_GRID
 from trackerlab.errors import UsageError
 from trackerlab.reporting import publish
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import MANIFEST, POINTS, SweepStore, read_sweep
 
-GRID = """\
-root_seed: 5
-messages: 4096
-rate_per_ms: [1, 2, 4]
-trim_bits: 8
-delay: uniform:0:1s
-"""
 DEEP = "[" * 100_000 + "]" * 100_000
 TIMEOUT_S = 60  # a hang (a FIFO read) fails the case instead of blocking the suite
 
@@ -51,7 +45,7 @@ def sweep(tmp_path):
     """A grid file and a finished sweep folder of its 3 points, written without Spark (one
     row per point holding the point's own columns): ``(grid file, store, grid)``."""
     grid_file = tmp_path / "g.yaml"
-    grid_file.write_text(GRID)
+    grid_file.write_text(SMALL_GRID)
     grid = load_grid(grid_file)
     store = SweepStore(tmp_path / "sweep")
     store.lock()

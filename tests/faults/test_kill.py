@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURE_NOTEBOOKS, REPO, file_tree, run_cli, run_cli_until
+from tests.faults.conftest import SMALL_GRID as GRID
 from tests.spark.cluster import children
 from tests.spark.results import assert_same_results
 from trackerlab.reporting.publish import OWNED_LIST
@@ -30,15 +31,6 @@ from trackerlab.reporting.runner import run_report
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import POINTS, SweepStore, read_sweep
 from trackerlab.spark.sweep import run_sweep
-
-GRID = """\
-root_seed: 5
-messages: 4096
-rate_per_ms: [1, 2, 4]
-trim_bits: 8
-delay: uniform:0:1s
-settings: {wave_messages: 4096}
-"""
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
