@@ -37,7 +37,8 @@ from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import MANIFEST, POINTS, SweepStore, read_sweep
 
 DEEP = "[" * 100_000 + "]" * 100_000
-TIMEOUT_S = 60  # a hang (a FIFO read) fails the case instead of blocking the suite
+TIMEOUT_S = 300  # a hang (a FIFO read) fails the case instead of blocking the suite; a
+# loaded machine (load 25 on 2 cores) took over 60 s to start `python -m trackerlab`
 
 
 @pytest.fixture
