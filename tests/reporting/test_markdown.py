@@ -1,13 +1,12 @@
 """Generated markdown renders as its words: no accidental headings, italics or code blocks."""
 
-import pytest
-
 from trackerlab.reporting import bullets, escape_markdown, show_conclusions
 
 
 def _html(markdown: str) -> str:
     """The HTML nbconvert's renderer (mistune) makes of ``markdown``."""
-    mistune = pytest.importorskip("mistune")
+    import mistune  # nbconvert's markdown renderer, installed with it
+
     return mistune.html(markdown)
 
 
