@@ -165,7 +165,7 @@ def test_a_backlog_the_plan_leaves_unread_is_not_behind(monkeypatch):
     unread 10,000 is then compared, 20,000 is behind."""
     w = {x.name: x for x in delayed.FULL}["fixed-40s-lookahead-50k"]
     rows = []
-    for t in (55.0, 60.0):
+    for t in (w.steady_from_s + 3.0, w.steady_from_s + 8.0):  # steady from 62 s (settle 20 s)
         for sub in w.subscription_names():
             rows.append({"t_s": t, "subscription": sub, "tracker": "T", "root": "T.m",
                          "deep_bytes": 1_345_272, "metric_index_bytes": 1_200_000,

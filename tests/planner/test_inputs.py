@@ -62,7 +62,9 @@ def test_empty_values_are_flags_left_out():
     assert inputs.budget_bytes is None and inputs.max_early_ms is None
     assert "tick" in inputs.workload.assumed
     assert inputs.workload.values["nacked"] == 0
-    assert parse_budget(None) is None and parse_max_early("") is None
+    assert parse_budget(None) is None and parse_max_early(None) is None
+    with pytest.raises(UsageError, match="--max-early"):  # '' is no duration (issue 31)
+        parse_max_early("")
 
 
 def test_inputs_plan_is_the_planners_plan():

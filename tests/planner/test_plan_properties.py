@@ -103,6 +103,16 @@ FOUND_BY_HYPOTHESIS = {
 }  # fmt: skip
 
 
+#: The draw that found the phase snapshots' shared sample budget too small: 1 ms buckets with
+#: an exponential 5 min delay left each of 16 phases the 16-key floor; fast was 10.1% above
+#: exact with a stated bound of 7.2%. Each phase now gets a whole snapshot's budget.
+FOUND_WITH_SPLIT_PHASES = {
+    "rate": "1778.28/s", "partitions": 1, "batch": 1, "delayed": "30%", "nacked": "0%",
+    "subscriptions": 1, "consumers": 1, "tick": "1ms", "nack_precision_bits": 0,
+    "ledger_min_rollover": "0", "pulsar_version": "2.10", "delay": "exponential:5m",
+}  # fmt: skip
+
+
 #: The largest exact snapshot the property test folds (entries): a random draw of 1 ms ticks
 #: over a day of 3k/s (86M single-entry buckets) took one worker past 21 GB; the found
 #: workload below holds 16M entries (about 60 s and 0.7 GB).
@@ -123,6 +133,7 @@ def _exact_entries(w: PlanWorkload, rows) -> float:
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(workloads(max_rate_per_s=3e3))
 @example(FOUND_BY_HYPOTHESIS)
+@example(FOUND_WITH_SPLIT_PHASES)
 def test_fast_is_within_its_bound_of_exact(raw):
     raw = {**raw, "pulsar_version": "4.2", "partitions": 1}
     try:

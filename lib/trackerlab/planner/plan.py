@@ -422,8 +422,9 @@ def delayed_rows(
     A heap holds the closed-form count: one snapshot. A time-bucket index's content depends on
     where the clock falls in the bucket, ledger and chunk grids (a ledger boundary inside the
     pending window splits buckets into more bitmaps), so its steady bytes are the mean over
-    the stream's phase snapshots (:func:`phase_counts`, sharing one snapshot's sample budget)
-    and its peak the largest; measured on 4.2.4's broker with ledgers rolling every minute and
+    the stream's phase snapshots (:func:`phase_counts`, each with a whole snapshot's sample
+    budget: shared, 1 ms buckets left each phase 16 keys and a 10% error) and its peak the
+    largest; measured on 4.2.4's broker with ledgers rolling every minute and
     uniform 0-20 s delays, one snapshot at a ledger boundary was 9.7% low."""
     layout = release_layout(w)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
@@ -436,7 +437,7 @@ def delayed_rows(
         bucketed = "time-buckets" in name
         if (stream, bucketed) not in streams:
             streams[stream, bucketed] = (
-                phase_counts(stream, exact, seed, master, layout, split=True)
+                phase_counts(stream, exact, seed, master, layout)
                 if bucketed
                 else [counts_at(stream, exact, seed, master, layout)]
             )
