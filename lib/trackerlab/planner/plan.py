@@ -358,14 +358,13 @@ def counts_at(
     master: str | None = None,
     layout: JvmLayout = COMPRESSED,
     t_ms: float | None = None,
-    share: int = 1,
 ) -> tuple[PointCounts, float]:
     """The stream's counts at ``t_ms`` (default: its steady snapshot time): fast, exact in this
     process, or exact on Spark (a ``master`` given, or more than :data:`SPARK_ABOVE_ENTRIES`
-    entries to generate). ``share``: the fast path's sample share (:func:`fast_counts`)."""
+    entries to generate)."""
     t = stream.steady_time_ms() if t_ms is None else t_ms
     if not exact:
-        return fast_counts(stream, seed, layout, t_ms=t, share=share)
+        return fast_counts(stream, seed, layout, t_ms=t)
     workload, _ = stream.workload(t, seed)
     if master is None and workload.messages <= SPARK_ABOVE_ENTRIES:
         return exact_counts(stream, seed, layout=layout, t_ms=t)
@@ -380,15 +379,11 @@ def phase_counts(
     seed: int,
     master: str | None = None,
     layout: JvmLayout = COMPRESSED,
-    split: bool = False,
 ) -> list[tuple[PointCounts, float]]:
     """The stream's counts at each of its :meth:`~TrackedStream.phase_times_ms` (the snapshot
-    times whose mean is its time average), fast or exact as :func:`counts_at`. ``split``: the fast
-    path shares one snapshot's sample budget among the phases (about one snapshot's cost); else
-    O(phases x one snapshot)."""
-    times = stream.phase_times_ms()
-    share = len(times) if split else 1
-    return [counts_at(stream, exact, seed, master, layout, t, share) for t in times]
+    times whose mean is its time average), fast or exact as :func:`counts_at`, each with a
+    whole snapshot's sample budget. O(phases x one snapshot)."""
+    return [counts_at(stream, exact, seed, master, layout, t) for t in stream.phase_times_ms()]
 
 
 # --------------------------------------------------------------------------- trackers

@@ -160,7 +160,6 @@ def fast_counts(
     seed: int = 0,
     layout: JvmLayout = COMPRESSED,
     t_ms: float | None = None,
-    share: int = 1,
 ) -> tuple[PointCounts, float]:
     """The snapshot's counts from closed forms and a sample of bucket keys (module docstring),
     and the snapshot time. The sample takes the first and last :data:`EDGE_KEYS` keys and a
@@ -168,16 +167,12 @@ def fast_counts(
     bytes from successive key differences, and when it is above :data:`TARGET_RELATIVE_SE`
     a sample sized to meet it (up to :data:`MAX_ROWS` rows) replaces it. The totals carry
     ``error_bound_ppm``: 1.96 standard errors, in millionths (0: every key taken). O(sampled
-    rows). ``t_ms``: the snapshot time (default :meth:`TrackedStream.steady_time_ms`).
-    ``share``: this snapshot is one of ``share`` whose mean is taken (phase snapshots), so its
-    row budgets are ``1/share`` of one snapshot's and its error target ``sqrt(share)`` times
-    as wide: the mean costs and errs about as one snapshot does."""
+    rows). ``t_ms``: the snapshot time (default :meth:`TrackedStream.steady_time_ms`)."""
     t = stream.steady_time_ms() if t_ms is None else t_ms
     first, last, width = _pending_keys(stream, t)
     chunks = -(-stream.entries_per_ledger // CHUNK)
     rows_per_key = (stream.max_delay_ms / stream.ledger_ms + 2) * chunks
-    budget = int(min(KEY_BUDGET, max(16, ROW_BUDGET / share / rows_per_key)))
-    target = TARGET_RELATIVE_SE * math.sqrt(share)
+    budget = int(min(KEY_BUDGET, max(16, ROW_BUDGET / rows_per_key)))
     parts, error = [(np.zeros((0, 6), dtype=np.int64), 1.0)], 0.0
     if last >= first:
         n_keys = (last - first) // width + 1
@@ -186,9 +181,9 @@ def fast_counts(
         lo, hi = first + edge * width, last + width - edge * width
         between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
         ratio, error = _estimator(*per_key, parts[0][1], between)
-        if error > target and taken < n_keys:
-            need = math.ceil(taken * (error / target) ** 2)
-            bigger = int(min(n_keys, need, max(budget, MAX_ROWS / share / rows_per_key)))
+        if error > TARGET_RELATIVE_SE and taken < n_keys:
+            need = math.ceil(taken * (error / TARGET_RELATIVE_SE) ** 2)
+            bigger = int(min(n_keys, need, max(budget, MAX_ROWS / rows_per_key)))
             if bigger > taken:
                 parts, per_key, _, edge = _sampled(
                     stream, first, last, width, bigger, t, seed, layout
