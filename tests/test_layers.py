@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trackerlab.budget",
             "trackerlab.interrupts",
             "trackerlab.strict_json",
+            "trackerlab.parquet_bytes",
         ),
     ),
 )

@@ -44,6 +44,7 @@ import pandas as pd
 
 from trackerlab.durable import FolderLock, atomic_write_bytes, os_error_text, remove_leftovers
 from trackerlab.errors import UsageError
+from trackerlab.parquet_bytes import read_parquet_bytes
 from trackerlab.paths import check_out
 from trackerlab.safe_yaml import FileRefused, read_json, read_user_file
 
@@ -65,9 +66,7 @@ def _read_point(data: bytes) -> pd.DataFrame:
 
 
 def _read_table(data: bytes):  # -> pyarrow.Table
-    import pyarrow.parquet as pq
-
-    return pq.read_table(io.BytesIO(data))
+    return read_parquet_bytes(data)
 
 
 def expected_identities(points: Iterable[Any]) -> dict[str, dict[str, Any]]:

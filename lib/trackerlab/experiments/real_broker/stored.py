@@ -16,7 +16,6 @@ behind"). Cost: O(rows) after reading the files.
 
 from __future__ import annotations
 
-import io
 import math
 import numbers
 import os
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from trackerlab.parquet_bytes import read_parquet_bytes
 from trackerlab.paths import display_path, repo_root
 from trackerlab.safe_yaml import FileRefused, load_json, read_user_file
 
@@ -113,14 +113,12 @@ def experiment_of(stem: str, provenance: dict) -> str:
 
 def _read_one(path: Path) -> tuple[pd.DataFrame, dict]:
     """The frame and the provenance of one file; ValueError with the reason otherwise."""
-    import pyarrow.parquet as pq
-
     try:
         data = read_user_file(path, "broker result", MAX_RESULT_BYTES)
     except FileRefused as exc:
         raise ValueError(exc.reason) from None
     try:
-        table = pq.read_table(io.BytesIO(data))
+        table = read_parquet_bytes(data)
     except Exception as exc:  # OSError, pyarrow.ArrowInvalid and kin on a damaged file
         text = str(exc).replace(f"Could not open Parquet input source '{path}': ", "")
         reason = (text.replace(str(path), path.name).splitlines() or [type(exc).__name__])[0]
