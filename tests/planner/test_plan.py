@@ -326,3 +326,38 @@ def test_a_bucket_is_due_by_its_key_before_4_2_4_and_whole_after():
     # (4.2.4); with keys floored to 512 ms, on average 20,000 - 1,000 - 256 and 511 more
     assert rows["4.1.3"].entries == pytest.approx(20_000 - 1_000 - 255.5, abs=30)
     assert rows["4.2.4"].entries - rows["4.1.3"].entries == pytest.approx(511, abs=30)
+
+
+def test_a_read_lag_holds_its_seconds_less_and_the_heap_keeps_its_first_fill():
+    """``--read-lag 2500ms``: the dispatcher reads each entry 2.5 s after it is written, so
+    entries due within tick + 2.5 s of being written are never tracked and the rest are held
+    2.5 s less. Hand figures at 1,000/s with a fixed 20 s delay on 4.1.3, tick 1 s, 512 ms
+    buckets: 20,000 - 1,000 - 255.5 entries read as written, 2,500 fewer with the lag. The
+    triple heap holds 1,000 x (20 - 1 - 2.5) = 16,500 entries but keeps the capacity of its
+    first fill, read as written (``Design.keeps_capacity``); messages come up to 2.5 s late."""
+    from trackerlab.planner.plan import plan
+    from trackerlab.planner.workload import PlanWorkload
+
+    def rows(lag):
+        w = PlanWorkload.parse({"rate": "1k/s", "delayed": "100%", "delay": "fixed:20s",
+                                "pulsar_version": "4.1.3", "read_lag": lag})  # fmt: skip
+        return {r.design: r for r in plan(w).rows if r.tracker == "delayed-delivery index"}
+
+    lagged, written = rows("2500ms"), rows("0ms")
+    assert written["time-buckets"].entries == pytest.approx(20_000 - 1_000 - 255.5, abs=30)
+    assert written["time-buckets"].entries - lagged["time-buckets"].entries == pytest.approx(
+        2_500, abs=30
+    )
+    assert lagged["triple-heap"].entries == pytest.approx(16_500, abs=1)
+    assert lagged["triple-heap"].steady_bytes == written["triple-heap"].steady_bytes
+    assert lagged["time-buckets"].steady_bytes < written["time-buckets"].steady_bytes
+    assert lagged["time-buckets"].late_ms == 2500 and written["time-buckets"].late_ms == 0
+
+
+def test_a_read_lag_out_of_range_is_one_line():
+    from trackerlab.errors import UsageError
+    from trackerlab.planner.workload import PlanWorkload
+
+    for bad in ("-1s", "31d", "2"):
+        with pytest.raises(UsageError, match="--read-lag"):
+            PlanWorkload.parse({"rate": "1k/s", "read_lag": bad})

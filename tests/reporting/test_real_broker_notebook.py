@@ -49,7 +49,7 @@ def test_renders_stored_results_and_names_the_damaged_file(tmp_path):
     assert meta["figures_checked"] >= 2 and meta["figure_defects"] == []
     assert "pending-acks-w3-4.2.4.parquet: not a readable Parquet file" in html
     assert "Machine <code>box</code>: 2 CPUs" in html or "Machine `box`: 2 CPUs" in html
-    assert "error (%)" in html and "measured deep size (B)" in html
+    assert "error (%)" in html and "measured (B)" in html
 
 
 @pytest.mark.slow

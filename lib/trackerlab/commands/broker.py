@@ -16,7 +16,7 @@ NOT_RUNNING = 3
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "broker",
-        help="run a real Pulsar standalone broker on 127.0.0.1 (start, stop, status, run)",
+        help="run a real Pulsar standalone broker on 127.0.0.1 (start, stop, status, run, compare)",
         description=(
             "A Pulsar standalone (PulsarStandaloneStarter) from the release's Maven artifacts, "
             "listening on 127.0.0.1 only, on free ports, with one bookie, RocksDB metadata, no "
@@ -74,6 +74,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             q.add_argument("--keep-data", action="store_true", help="keep the run's data/ folder")
         q.set_defaults(func=run)
     broker_run.add_parser(sub)
+    text = (
+        "derive the delayed comparison of every stored run again from its samples with "
+        "today's planner (no broker: the samples hold the backlog, the tracker's deep size "
+        "and the rate), print the table, and rewrite each comparison file atomically"
+    )
+    q = sub.add_parser("compare", help=text, description=text)
+    q.add_argument("--results", type=Path, default=None,
+                   help="folder of stored results (default: data/broker/ in the repository)")  # fmt: skip
+    q.set_defaults(func=run)
     sub.choices["run"].set_defaults(func=run)
 
 
@@ -90,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         return _stop(args)
     if args.broker_command == "run":
         return broker_run.run(args)
+    if args.broker_command == "compare":
+        return broker_run.compare_stored(args.results)
     return _status(args)
 
 

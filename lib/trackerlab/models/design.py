@@ -88,6 +88,8 @@ class Design:
     columns: tuple[str, ...] = ("python", "jvm", "theory")
     #: a trackerlab proposal, not something Pulsar ships
     proposal: bool = False
+    #: its memory follows the most entries it has held: removals give no capacity back
+    keeps_capacity: bool = False
 
     @property
     def capabilities(self) -> tuple[str, ...]:

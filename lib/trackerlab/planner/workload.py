@@ -232,6 +232,16 @@ FIELDS: tuple[Field, ...] = (
         "50000",
         "fixed_delay_lookahead",
     ),
+    _field(
+        "read_lag",
+        _duration(0, 30 * 86_400_000),
+        "how long after it is written the dispatcher reads an entry (a subscription's unread "
+        "backlog over its publish rate; 0: read as written): an entry read at or after its "
+        "deliver-at is never tracked, one read late is held for the rest of its delay "
+        "(in-memory delayed index)",
+        "2s",
+        "0ms",
+    ),
     _pulsar(
         "nack_precision_bits",
         _int_in(0, 40),
@@ -361,7 +371,14 @@ class PlanWorkload:
             return format_rate(value)  # type: ignore[arg-type]
         if name in ("message_size", "memory_limit"):
             return format_bytes(value)  # type: ignore[arg-type]
-        if name in ("ledger_min_rollover", "ledger_max_rollover", "tick", "ack_latency", "horizon"):
+        if name in (
+            "ledger_min_rollover",
+            "ledger_max_rollover",
+            "tick",
+            "ack_latency",
+            "horizon",
+            "read_lag",
+        ):
             return "none" if value is None else format_duration_ms(value)  # type: ignore[arg-type]
         if name in ("delayed", "nacked"):
             return f"{100 * value:g}%"  # type: ignore[operator]

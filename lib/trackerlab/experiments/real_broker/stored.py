@@ -40,6 +40,7 @@ __all__ = [
     "answer_sentence",
     "comparison_table",
     "headlines",
+    "read_result_file",
     "read_results",
     "results_folder",
     "runs_story",
@@ -111,8 +112,9 @@ def experiment_of(stem: str, provenance: dict) -> str:
     return stem.split("-", 1)[0]
 
 
-def _read_one(path: Path) -> tuple[pd.DataFrame, dict]:
-    """The frame and the provenance of one file; ValueError with the reason otherwise."""
+def read_result_file(path: Path) -> tuple[pd.DataFrame, dict]:
+    """The frame and the provenance of one stored result file (through the bounded reader);
+    ValueError with the reason otherwise. O(file size)."""
     try:
         data = read_user_file(path, "broker result", MAX_RESULT_BYTES)
     except FileRefused as exc:
@@ -183,7 +185,7 @@ def read_results(folder: str | Path, include_smoke: bool = False) -> BrokerResul
         is_samples = stem.endswith("-samples")
         run = stem.removesuffix("-samples")
         try:
-            frame, prov = _read_one(folder / name)
+            frame, prov = read_result_file(folder / name)
         except ValueError as exc:
             problems.append(f"{name}: {exc}; left out")
             continue
