@@ -165,8 +165,8 @@ def delayed_stream(
     tracks at ``t`` what a dispatcher without lag tracked at ``t - L`` with both thresholds
     raised by L: the entries published by ``t - L`` whose ``deliverAt > t + tick``, admitted
     only when ``deliverAt > read time + tick`` (``InMemoryDelayedDeliveryTracker.addMessage``
-    returns false at or below its cutoff, ``:113-122`` at v4.2.4, ``:68-76`` at v4.0.8; the
-    dispatcher then hands the entry out at once). At steady state the shift in time does not
+    returns false at or below its cutoff: the check of :func:`lookahead_delay`, ``:120-121`` at
+    v4.2.4, ``:73-74`` at v4.0.8; the dispatcher then hands the entry out at once). At steady state the shift in time does not
     matter, so L (``read_lag_ms``, else the workload's) adds to ``admit_after_ms`` and
     ``due_after_ms``. O(1)."""
     tick = int(tick_ms if tick_ms is not None else w.values["tick"])
