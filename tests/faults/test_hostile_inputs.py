@@ -291,13 +291,16 @@ def test_ctrl_c_inside_a_spark_call_is_an_interrupt_not_a_spark_failure():
 
 
 def test_ctrl_c_during_a_simulation_exits_130():
+    """A year at 10k/s runs for minutes (30 days took 7.3 s on an idle machine: it could end
+    before the signal, and exit 0); Ctrl-C after 6 s must find it running."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "trackerlab", "simulate", "delayed", "--days", "30",
+        [sys.executable, "-m", "trackerlab", "simulate", "delayed", "--days", "365",
          "--rate", "10k/s", "--allow-large"],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )  # fmt: skip
     time.sleep(6)
+    assert proc.poll() is None, "the simulation ended before Ctrl-C: make it longer"
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.strip() == "trackerlab: interrupted", err
