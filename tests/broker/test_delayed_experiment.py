@@ -236,6 +236,11 @@ def test_broker_compare_derives_the_stored_comparison_again(tmp_path):
     assert meta["compared"]["from"] == "delayed-fixed-20s-2k-4.0.8-samples.parquet"
     assert meta["pulsar_version"] == "4.0.8" and (frame["verdict"] == "within").all()
     assert frame["read_lag_ms"].between(4_000, 5_500).all()
+    before = (tmp_path / "delayed-fixed-20s-2k-4.0.8.parquet").read_bytes()  # read first
+    (tmp_path / "delayed-fixed-20s-2k-4.2.4-samples.parquet").write_bytes(b"damaged")
+    res = run_cli("broker", "compare", "--results", str(tmp_path))
+    assert res.returncode == 2 and "nothing was rewritten" in res.stderr
+    assert (tmp_path / "delayed-fixed-20s-2k-4.0.8.parquet").read_bytes() == before
     empty = tmp_path / "empty"
     empty.mkdir()
     res = run_cli("broker", "compare", "--results", str(empty))

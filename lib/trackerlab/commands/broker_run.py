@@ -145,7 +145,8 @@ def _finish(args, experiment, results: list, table: str, not_compared: str, why:
 def compare_stored(folder: Path | None) -> int:
     """``broker compare``: every stored delayed run (not smoke) compared again from its
     samples (:func:`~trackerlab.experiments.real_broker.delayed.recompare`), one table, each
-    comparison file rewritten atomically; exit 1 when a row is outside the tolerance."""
+    comparison file rewritten atomically once every file has been read (a damaged one: exit
+    2, nothing rewritten); exit 1 when a row is outside the tolerance."""
     from types import SimpleNamespace
 
     from trackerlab.errors import UsageError
@@ -158,12 +159,14 @@ def compare_stored(folder: Path | None) -> int:
     if not folder.is_dir() or not files:
         raise UsageError(f"--results {folder}: holds no delayed-*-samples.parquet "
                          "(store runs with: trackerlab broker run delayed)")  # fmt: skip
-    shown, rows = [], []
+    derived = []  # every file is read and compared before any is rewritten
     for path in files:
         try:
-            comparison, meta = delayed.recompare(path)
+            derived.append((path, *delayed.recompare(path)))
         except ValueError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(f"{exc}; nothing was rewritten") from None
+    shown, rows = [], []
+    for path, comparison, meta in derived:
         stem = path.name.removesuffix("-samples.parquet")
         results.write_frames(folder, stem, {"": comparison}, meta)
         shown.append(SimpleNamespace(comparison=comparison))
