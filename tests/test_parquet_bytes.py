@@ -21,7 +21,7 @@ PROBE = textwrap.dedent(
     else:
         table = pq.read_table(io.BytesIO(data))
     assert table.column("a").to_pylist() == list(range(1000))
-    print(threads() - before)
+    print(threads() - before, flush=True)  # before an abort at exit can lose it
     """
 )
 
