@@ -446,8 +446,10 @@ def delayed_rows(
         held = None
         if design.keeps_capacity and float(w.values["read_lag"]):  # type: ignore[arg-type]
             # a read lag starts only once messages come due (replays compete with reads):
-            # the first fill is read as written, and a heap keeps what it grew to then
-            held = counts_at(stream, exact, seed, master, layout)[0].totals["heap_entries"]
+            # the first fill is read as written, and a heap keeps what it grew to then; the
+            # entries it holds are the lagged stream's closed form (no snapshot is built for
+            # a count alone, so --exact builds one snapshot, not two)
+            held = stream.pending(stream.steady_time_ms(), stream.admit_after_ms)
             stream = delayed_stream(w, design=name, read_lag_ms=0.0)
         bucketed = "time-buckets" in name
         if (stream, bucketed) not in streams:

@@ -62,11 +62,7 @@ _IDENTITY_META = b"trackerlab_point"
 
 
 def _read_point(data: bytes) -> pd.DataFrame:
-    return _read_table(data).to_pandas()
-
-
-def _read_table(data: bytes):  # -> pyarrow.Table
-    return read_parquet_bytes(data)
+    return read_parquet_bytes(data).to_pandas()
 
 
 def expected_identities(points: Iterable[Any]) -> dict[str, dict[str, Any]]:
@@ -205,7 +201,7 @@ class SweepStore:
         if want is not None and hashlib.sha256(data).hexdigest() != want:
             return f"checksum mismatch ({len(data):,} bytes)"
         try:
-            table = _read_table(data)
+            table = read_parquet_bytes(data)
         except Exception as exc:  # pyarrow's errors on damaged files vary by damage
             return f"not a readable Parquet file ({str(exc).splitlines()[0][:80]})"
         return _identity_problem(key, table, expect)

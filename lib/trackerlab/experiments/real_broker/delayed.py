@@ -57,6 +57,7 @@ __all__ = [
     "read_lag_ms",
     "recompare",
     "run",
+    "unread_entries",
     "write_results",
 ]
 
@@ -348,7 +349,7 @@ def steady(samples: pd.DataFrame, w: DelayedWorkload) -> pd.DataFrame:
     at = samples[(t >= w.steady_from_s) & (t <= w.seconds + 1.0)]
     if w.settle_s <= 0 or at.empty:
         return at
-    unread = (at["msg_backlog"] - at["msg_delayed"] - at["unacked"]).clip(lower=0)
+    unread = unread_entries(at)
     share = (unread / at["msg_backlog"].where(at["msg_backlog"] > 0)).fillna(0.0)
     read = share.groupby(at["t_s"]).max() <= BEHIND
     if not read.any():
@@ -356,12 +357,18 @@ def steady(samples: pd.DataFrame, w: DelayedWorkload) -> pd.DataFrame:
     return at[at["t_s"] >= read[read].index.min()]
 
 
+def unread_entries(samples: pd.DataFrame) -> pd.Series:
+    """Per sample, the entries in the backlog the dispatcher has neither tracked nor handed
+    out, so not yet read from the ledger: ``msgBacklog - msgDelayed - unacked``, at least 0.
+    O(samples)."""
+    return (samples["msg_backlog"] - samples["msg_delayed"] - samples["unacked"]).clip(lower=0)
+
+
 def read_lag_ms(g: pd.DataFrame, rate_per_s: float) -> float:
-    """The dispatcher's read lag of one subscription over its steady samples: the entries in
-    its backlog it has neither tracked nor handed out (``msgBacklog - msgDelayed - unacked``,
-    not yet read from the ledger), as a mean, over the publish rate. O(samples)."""
-    unread = (g["msg_backlog"] - g["msg_delayed"] - g["unacked"]).clip(lower=0).mean()
-    return 1000.0 * float(unread) / rate_per_s if rate_per_s > 0 else 0.0
+    """The dispatcher's read lag of one subscription over its steady samples: the mean of its
+    :func:`unread_entries` over the publish rate. O(samples)."""
+    unread = float(unread_entries(g).mean())
+    return 1000.0 * unread / rate_per_s if rate_per_s > 0 else 0.0
 
 
 def compare(samples: pd.DataFrame, w: DelayedWorkload, version: str, rate: float) -> pd.DataFrame:
@@ -382,8 +389,8 @@ def compare(samples: pd.DataFrame, w: DelayedWorkload, version: str, rate: float
     for sub, g in at.groupby("subscription"):
         measured = float(g["deep_bytes"].mean())
         metric = g["metric_index_bytes"].dropna()
+        unread = float(unread_entries(g).mean())
         lag_ms = read_lag_ms(g, rate)
-        unread = lag_ms * rate / 1000.0
         row = plan_row(w, version, rate, lag_ms) if lag_ms > 0 else as_written
         error = (row.steady_bytes - measured) / measured if measured else math.nan
         behind = unread > BEHIND * max(as_written.entries, 1.0)

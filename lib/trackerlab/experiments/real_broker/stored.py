@@ -122,8 +122,7 @@ def read_result_file(path: Path) -> tuple[pd.DataFrame, dict]:
     try:
         table = read_parquet_bytes(data)
     except Exception as exc:  # OSError, pyarrow.ArrowInvalid and kin on a damaged file
-        text = str(exc).replace(f"Could not open Parquet input source '{path}': ", "")
-        reason = (text.replace(str(path), path.name).splitlines() or [type(exc).__name__])[0]
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0]  # bytes: no path in it
         raise ValueError(f"not a readable Parquet file ({reason[:120]})") from None
     raw = (table.schema.metadata or {}).get(PROVENANCE_KEY)
     if raw is None:
