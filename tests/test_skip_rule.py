@@ -34,8 +34,10 @@ from trackerlab.jvmcheck.probe import ProbeBuildFailed, ProbeMissing, ProbeUnava
 #: The exceptions that mean "missing outside the repository", and the only ones a test may
 #: skip on: no Java 17+ (``JavaMissing``, and the Spark session's ``SparkJavaMissing``), no
 #: ``javac`` (``ProbeMissing``), no ``mvn`` or no Central (``MavenUnavailable``), and the
-#: broker's wrapper of those two (``BrokerUnavailable``).
+#: broker's wrapper of those two (``BrokerUnavailable``), and no Go toolchain or no Go module
+#: proxy (``GoPerfUnavailable``; a failed build of what it fetched is ``GoPerfBuildFailed``).
 MISSING_KINDS = {
+    "GoPerfUnavailable",
     "JavaMissing",
     "SparkJavaMissing",
     "ProbeMissing",

@@ -175,3 +175,71 @@ def test_fit_cache_round_trip(tmp_path, monkeypatch):
     assert rq._predictions(rows, (0.0, 3000.0), cache=False) == fresh
     assert fresh[3000.0]["N52"].totals == (4,) * len(rq.SEEDS)
     assert fresh[3000.0]["N52"].mode == (1, 1, 2)
+
+
+def _real(outcomes_by_id: dict[str, list[str]], java: dict[str, list[str]] | None = None):
+    """A RealRuns whose Go runs give, per row, one outcome per run (and Java the same, or
+    ``java``), at 30 s and 60 s alike."""
+    import pandas as pd
+
+    from trackerlab.experiments.reproduce.receiver_queue import RealRuns
+
+    records = []
+    for client, source in (("go", outcomes_by_id), ("java", java or outcomes_by_id)):
+        for pid, outs in source.items():
+            for k, o in enumerate(outs):
+                for t in (30.0, 60.0):
+                    parent = 24 if client == "java" and pid == "N54" else None
+                    records.append({"run_id": f"r{k}", "pulsar_version": "2.11.0", "row_id": pid,
+                                    "client": client, "t_s": t, "outcome": o, "parent": parent})  # fmt: skip
+    return RealRuns(pd.DataFrame(records), ("2.11.0",))
+
+
+@pytest.mark.slow
+def test_a_real_fit_on_runs_that_give_the_published_outcomes_is_the_published_fit(report):
+    """Three runs per row, each the published outcome: the likelihood is three times the
+    published fit's, so its argmax is the same latency."""
+    from trackerlab.experiments.reproduce.receiver_queue import real_fit
+
+    rows = {r.id: r for r in table_rows()}
+    real = _real({pid: [",".join(map(str, rows[pid].outcome))] * 3 for pid in IDS})
+    fit = real_fit(report, real)
+    assert fit.fitted_us == report.fitted_us == FITTED_TICK_LATENCY_US
+    # held out: the rows whose model mode is the published outcome (N55-N57 and N52, the
+    # published fit's held-out score), three runs each
+    hits, n = report.held_out_score
+    assert fit.rows_score[fit.fitted_us] == (hits, n)
+    assert fit.runs_score[fit.fitted_us] == (3 * hits, 3 * n)
+
+
+@pytest.mark.slow
+def test_held_out_scores_count_rows_and_runs_against_the_models_mode(report):
+    from trackerlab.experiments.reproduce.receiver_queue import (
+        real_broker_conclusions,
+        real_broker_table,
+        real_fit,
+    )
+
+    modes = {pid: ",".join(map(str, report.prediction(pid).mode)) for pid in IDS}
+    outs = {pid: [modes[pid]] * 2 for pid in IDS}
+    outs["N53"] = [modes["N53"], "2,2,4"]  # one run published: a tie, the mode the smaller
+    outs["N54"] = ["4,4,8", "4,4,8"]  # the published shape, not the model's 8,8,8
+    real = _real(outs, java={pid: ["2"] for pid in IDS})
+    fit = real_fit(report, real)
+    at = fit.rows_score[report.fitted_us]
+    assert at == (5, 6)  # N54's real mode is not the model's
+    assert fit.runs_score[report.fitted_us] == (12 - 3, 12)  # N53 one run, N54 two runs off
+    table = real_broker_table(report, real).set_index("id")
+    assert table.loc["N54", "go_60s"] == "4,4,8 in 2/2"
+    assert table.loc["N54", "java_60s"] == "parent 24 in 1/1 (partitions 2 in 1/1)"
+    assert table.loc["N50", "java_60s"] == "2 in 1/1"
+    assert bool(table.loc["N54", "real_is_published"]) and not table.loc["N54", "real_is_simulated"]
+    lines = real_broker_conclusions(report, real)
+    assert any(line.startswith("N54 (100 msg/s, 3 partitions): the published 4,4,8 is a real "
+                               "outcome in 2/2 runs") for line in lines)  # fmt: skip
+    assert any("N53 (10 msg/s, 3 partitions): the published 2,2,4 is a real outcome in 1/2 "
+               "runs" in line and "the simulator's 2,2,2 agrees" in line for line in lines)  # fmt: skip
+    real = _real({**outs, "N53": [modes["N53"]] * 2})
+    assert any("N53 (10 msg/s, 3 partitions): the real broker never gives the published 2,2,4"
+               in line for line in real_broker_conclusions(report, real))  # fmt: skip
+    assert "changed in 0 of 24 row-runs" in " ".join(lines)

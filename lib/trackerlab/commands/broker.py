@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from trackerlab.commands import broker_run
+from trackerlab.commands import broker_rq, broker_run
 
 #: ``status``'s exit code when no broker runs (as an LSB init script's ``status``).
 NOT_RUNNING = 3
@@ -74,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             q.add_argument("--keep-data", action="store_true", help="keep the run's data/ folder")
         q.set_defaults(func=run)
     broker_run.add_parser(sub)
+    broker_rq.add_parser(sub)
     text = (
         "derive the delayed comparison of every stored run again from its samples with "
         "today's planner (no broker: the samples hold the backlog, the tracker's deep size "
@@ -84,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="folder of stored results (default: data/broker/ in the repository)")  # fmt: skip
     q.set_defaults(func=run)
     sub.choices["run"].set_defaults(func=run)
+    sub.choices["receiver-queue"].set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         return _stop(args)
     if args.broker_command == "run":
         return broker_run.run(args)
+    if args.broker_command == "receiver-queue":
+        return broker_rq.run(args)
     if args.broker_command == "compare":
         return broker_run.compare_stored(args.results)
     return _status(args)

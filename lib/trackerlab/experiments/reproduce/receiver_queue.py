@@ -68,6 +68,10 @@ __all__ = [
     "fit_report",
     "harness",
     "predict",
+    "real_broker_conclusions",
+    "real_broker_table",
+    "real_fit",
+    "real_runs",
     "reproduction_table",
     "table_rows",
 ]
@@ -331,6 +335,218 @@ def fit_report(candidates: tuple[float, ...] = CANDIDATES_US, cache: bool = True
     return FitReport(rows, preds, fitted, loo)
 
 
+# ----------------------------------------------------------------------------- real broker
+
+#: The snapshot of the real runs the simulator is held against: its own run length.
+REAL_T_S = DURATION_S
+
+
+def _outcome(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in text.split(",")) if text else ()
+
+
+@dataclass(frozen=True)
+class RealRuns:
+    """The stored real-broker runs (``trackerlab broker receiver-queue``) as outcomes per
+    run, row, client and snapshot (:func:`~trackerlab.experiments.real_broker.receiver_queue.outcomes`)."""
+
+    table: object  # pandas DataFrame
+    versions: tuple[str, ...]
+
+    @property
+    def runs(self) -> int:
+        return int(self.table["run_id"].nunique())
+
+    def counts(
+        self, pid: str, client: str = "go", t_s: float = REAL_T_S, parent: bool = False
+    ) -> Counter:
+        """Outcome (sorted tuple) -> runs that gave it; ``parent``: the Java multi-topics
+        parent's own size as a 1-tuple. O(rows)."""
+        t = self.table
+        sel = t[(t["row_id"] == pid) & (t["client"] == client) & (t["t_s"] == t_s)]
+        if parent:
+            values = sel["parent"].dropna() if "parent" in sel else ()
+            return Counter((int(v),) for v in values)
+        return Counter(_outcome(o) for o in sel["outcome"])
+
+    def mode(self, pid: str, client: str = "go", t_s: float = REAL_T_S) -> tuple[int, ...] | None:
+        """The most frequent outcome (ties: the smaller total, then the smaller tuple)."""
+        ranked = _ranked(self.counts(pid, client, t_s))
+        return ranked[0][0] if ranked else None
+
+    def describe(
+        self, pid: str, client: str = "go", t_s: float = REAL_T_S, parent: bool = False
+    ) -> str:
+        """``"2,2,2 in 2/3, 2,2,4 in 1/3"``, or ``"no runs"``."""
+        counts = self.counts(pid, client, t_s, parent)
+        n = sum(counts.values())
+        return ", ".join(f"{_sizes(o)} in {k}/{n}" for o, k in _ranked(counts)) or "no runs"
+
+    def describe_java(self, pid: str, t_s: float = REAL_T_S) -> str:
+        """The Java runs: for a partitioned topic the multi-topics parent, which is the
+        queue that scales (its children start at ``2 * 500 - 2 = 998``:
+        ``ConsumerImpl.minReceiverQueueSize``, ``ConsumerImpl.java:432-438``, with the
+        children's batch-receive policy of ``max(queue / 2, 1)`` messages,
+        ``MultiTopicsConsumerImpl.java:1133-1137`` at 2.11.0), then the children."""
+        if not self.counts(pid, "java", t_s, parent=True):
+            return self.describe(pid, "java", t_s)
+        return (
+            f"parent {self.describe(pid, 'java', t_s, parent=True)} "
+            f"(partitions {self.describe(pid, 'java', t_s)})"
+        )
+
+
+def _ranked(counts: Counter) -> list[tuple[tuple[int, ...], int]]:
+    return sorted(counts.items(), key=lambda kv: (-kv[1], sum(kv[0]), kv[0]))
+
+
+@functools.cache
+def real_runs(folder: str | None = None) -> RealRuns | None:
+    """The runs stored under ``folder`` (default ``data/broker/receiver_queue/``), or None
+    when there are none. A damaged file is left out (``broker receiver-queue`` names it)."""
+    from trackerlab.experiments.real_broker import receiver_queue as real
+    from trackerlab.paths import data_dir
+
+    path = Path(folder) if folder else data_dir() / "broker" / "receiver_queue"
+    stored = real.read_runs(path)
+    if not stored.runs:
+        return None
+    versions = tuple(sorted(stored.rows["pulsar_version"].unique()))
+    return RealRuns(real.outcomes(stored.series), versions)
+
+
+@dataclass(frozen=True)
+class RealFit:
+    """The tick latency fitted on the real runs of :data:`FIT_IDS`, and how the simulator
+    predicts the held-out real rows, at that fit and at the fit on the published numbers."""
+
+    fitted_us: float
+    published_fit_us: float
+    #: per fit: (held-out rows whose real mode is the model's mode, rows with runs)
+    rows_score: dict[float, tuple[int, int]]
+    #: per fit: (held-out real runs whose outcome is the model's mode, runs)
+    runs_score: dict[float, tuple[int, int]]
+
+    def describe(self) -> str:
+        def score(c: float) -> str:
+            (rh, rn), (uh, un) = self.rows_score[c], self.runs_score[c]
+            return f"{rh}/{rn} held-out rows ({uh}/{un} runs)"
+
+        return (
+            f"tick latency fitted on the real Go runs of {FIT_IDS[0]}-{FIT_IDS[-1]} at "
+            f"{REAL_T_S:g} s: {self.fitted_us:g} us; its most frequent outcome is the real one "
+            f"in {score(self.fitted_us)}; at the fit on the published numbers "
+            f"({self.published_fit_us:g} us): {score(self.published_fit_us)}"
+        )
+
+
+def real_fit(report: FitReport, real: RealRuns) -> RealFit:
+    """Maximum likelihood of the real Go runs of :data:`FIT_IDS` (each run's outcome scored
+    by :meth:`RowPrediction.log_likelihood`), ties to the smaller latency; scored on the
+    held-out rows. O(candidates × rows × runs)."""
+
+    def ll(c: float) -> float:
+        return sum(
+            k * report.predictions[c][pid].log_likelihood(o)
+            for pid in FIT_IDS
+            for o, k in real.counts(pid).items()
+        )
+
+    fitted = min(report.predictions, key=lambda c: (-round(ll(c), 9), c))
+    rows_score, runs_score = {}, {}
+    for c in dict.fromkeys((fitted, report.fitted_us)):
+        held = [pid for pid in HELD_OUT_IDS if real.counts(pid)]
+        modes = {pid: report.predictions[c][pid].mode for pid in held}
+        rows_score[c] = (sum(real.mode(pid) == modes[pid] for pid in held), len(held))
+        runs_score[c] = (
+            sum(real.counts(pid)[modes[pid]] for pid in held),
+            sum(sum(real.counts(pid).values()) for pid in held),
+        )
+    return RealFit(fitted, report.fitted_us, rows_score, runs_score)
+
+
+def real_broker_table(report: FitReport, real: RealRuns):
+    """Per row: published, the real Go runs at each snapshot, the real Java runs at the
+    simulator's 60 s, the simulator's outcomes at its fit, and whether the real Go runs'
+    most frequent outcome is the published one and the model's. O(rows × runs)."""
+    import pandas as pd
+
+    snaps = sorted(set(real.table["t_s"]))
+    records = []
+    for r in report.rows:
+        pred = report.prediction(r.id)
+        record: dict[str, object] = {
+            "id": r.id, "partitions": r.partitions, "rate": r.rate,
+            "published": _sizes(r.outcome),
+        }  # fmt: skip
+        for t in snaps:
+            record[f"go_{t:g}s"] = real.describe(r.id, "go", t)
+        record["java_60s"] = real.describe_java(r.id)
+        record["simulated"] = pred.describe()
+        mode = real.mode(r.id)
+        record["real_is_published"] = mode == r.outcome
+        record["real_is_simulated"] = mode == pred.mode
+        records.append(record)
+    return pd.DataFrame(records)
+
+
+def _settled(pid: str, report: FitReport, real: RealRuns) -> str:
+    """One row's published outcome against the real Go runs and the simulator."""
+    row, counts = report.row(pid), real.counts(pid)
+    n, k = sum(counts.values()), counts[report.row(pid).outcome]
+    model = report.prediction(pid).mode
+    seen = (
+        f"the real broker never gives the published {_sizes(row.outcome)}"
+        if not k
+        else f"the published {_sizes(row.outcome)} is a real outcome in {k}/{n} runs"
+    )
+    agrees = "agrees" if real.mode(pid) == model else "disagrees"
+    return (
+        f"{pid} ({row.rate:g} msg/s, {row.partitions} partition"
+        f"{'s' if row.partitions > 1 else ''}): {seen} (Go runs at {REAL_T_S:g} s: "
+        f"{real.describe(pid)}); the simulator's {_sizes(model)} {agrees} with their most "
+        "frequent outcome."
+    )
+
+
+def run_length_changes(real: RealRuns, client: str = "go") -> tuple[int, int, list[str]]:
+    """Row-runs whose outcome differs between the first and the last snapshot, of all
+    row-runs, and the rows where it did. O(rows)."""
+    t = real.table[real.table["client"] == client]
+    first, last = min(t["t_s"]), max(t["t_s"])
+    wide = t.pivot_table(
+        index=["run_id", "row_id"], columns="t_s", values="outcome", aggfunc="first"
+    )
+    if first == last or first not in wide or last not in wide:
+        return 0, len(wide), []
+    changed = wide[wide[first] != wide[last]]
+    return len(changed), len(wide), sorted(set(changed.index.get_level_values("row_id")))
+
+
+def real_broker_conclusions(report: FitReport, real: RealRuns) -> list[str]:
+    """The real-broker section's sentences, each computed from the runs. O(rows × runs)."""
+    rows = [r.id for r in report.rows]
+    as_published = [p for p in rows if real.mode(p) == report.row(p).outcome]
+    as_model = [p for p in rows if real.mode(p) == report.prediction(p).mode]
+    java_same = [p for p in rows if real.mode(p, "java") == real.mode(p)]
+    changed, total, where = run_length_changes(real)
+    snaps = sorted(set(real.table["t_s"]))
+    return [
+        f"{real.runs} runs of every row on Pulsar {', '.join(real.versions)} with the PR's Go "
+        f"perf tool and the release's Java client: the Go runs' most frequent outcome at "
+        f"{REAL_T_S:g} s is the published one in {len(as_published)} of {len(rows)} rows "
+        f"({', '.join(as_published) or 'none'}) and the simulator's in {len(as_model)} "
+        f"({', '.join(as_model) or 'none'}).",
+        _settled("N53", report, real),
+        _settled("N54", report, real),
+        f"Run length: between {snaps[0]:g} s and {snaps[-1]:g} s the Go outcome changed in "
+        f"{changed} of {total} row-runs" + (f" ({', '.join(where)})." if where else "."),
+        f"The Java client (PIP-74) ends where the Go client does in {len(java_same)} of "
+        f"{len(rows)} rows at {REAL_T_S:g} s.",
+        real_fit(report, real).describe() + ".",
+    ]
+
+
 # ----------------------------------------------------------------------------- verdicts
 
 #: Why a row comes out whatever the latency: the code mechanism that fixes it.
@@ -497,6 +713,19 @@ def receiver_queue_final_size(row: PublishedNumber) -> Reproduction:
     """Final (total) receiver queue size under the modelled harness; exact match only."""
     report = fit_report()
     values, explanation = _explain(row.id, report)
+    real = real_runs()
+    context = f"{IDS[0]}-{IDS[-1]}: {report.describe()}."
+    column = ""
+    if real is not None:
+        values.update(_real_values(row.id, report, real))
+        explanation += " " + _real_explanation(row.id, real)
+        column = f"go {values['real_go_mode']} ({values['real_go_share']}); " + (
+            f"java {values['real_java_mode']} ({values['real_java_share']})"
+        )
+        context += (
+            f" Real broker (Pulsar {', '.join(real.versions)}, {real.runs} runs, "
+            f"trackerlab broker receiver-queue): {real_fit(report, real).describe()}."
+        )
     return Reproduction(
         row.id,
         row.published,
@@ -505,8 +734,40 @@ def receiver_queue_final_size(row: PublishedNumber) -> Reproduction:
         basis=SIMULATOR,
         values=values,
         explanation=explanation,
-        context=f"{IDS[0]}-{IDS[-1]}: {report.describe()}.",
+        context=context,
+        real_broker=column,
     )
+
+
+def _real_values(pid: str, report: FitReport, real: RealRuns) -> dict[str, object]:
+    """What a verdict may quote of the real runs (Go and Java at the simulator's 60 s)."""
+    out: dict[str, object] = {"real_runs": real.runs}
+    published = report.row(pid).outcome
+    for client in ("go", "java"):
+        parent = client == "java" and bool(real.counts(pid, client, parent=True))
+        counts = real.counts(pid, client, parent=parent)
+        n = sum(counts.values())
+        ranked = _ranked(counts)
+        mode = ranked[0][0] if ranked else None
+        out[f"real_{client}"] = real.describe_java(pid) if client == "java" else real.describe(pid)
+        out[f"real_{client}_mode"] = ("parent " if parent else "") + (
+            _sizes(mode) if mode else "none"
+        )
+        out[f"real_{client}_share"] = f"{counts[mode]}/{n}" if mode else "0/0"
+        out[f"real_{client}_published"] = f"{counts[published]}/{n}"
+    out["real_go_is_model"] = real.mode(pid) == report.prediction(pid).mode
+    out["real_go_is_published"] = real.mode(pid) == published
+    return out
+
+
+def _real_explanation(pid: str, real: RealRuns) -> str:
+    """The real runs' distributions at every snapshot, Go then Java."""
+    snaps = sorted(set(real.table["t_s"]))
+    parts = [
+        "go " + "; ".join(f"{t:g} s: {real.describe(pid, 'go', t)}" for t in snaps),
+        "java " + "; ".join(f"{t:g} s: {real.describe_java(pid, t)}" for t in snaps),
+    ]
+    return f"Real broker ({real.runs} runs): " + " | ".join(parts) + "."
 
 
 def reproduction_table(report: FitReport | None = None):

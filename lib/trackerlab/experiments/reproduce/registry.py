@@ -100,6 +100,8 @@ class Reproduction:
     #: named numbers (or strings made from them) that the verdict's reason quotes
     values: dict[str, object] = field(default_factory=dict)
     evidence: str = ""
+    #: the same quantity measured on a real broker here, where it was (a distribution in words)
+    real_broker: str = ""
 
     @property
     def tolerance(self) -> float:
@@ -371,6 +373,7 @@ COLUMNS = (
     "python_real",
     "theory_published",
     "theory_corrected",
+    "real_broker",
     "ratio",
     "tolerance",
     "category",
