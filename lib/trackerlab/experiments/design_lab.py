@@ -14,6 +14,12 @@ per entry in every cell, within 3x the floor wherever the floor exceeds 1 B, and
 the time buckets' saving over the heap on the seeds' fixed-delay scenarios
 (:func:`seed_fixed_scenarios`). :func:`op_cost` counts the work per operation of each proposal
 (:class:`~trackerlab.models.primitives.op_cost.OpCost`) while a dispatcher drains it.
+
+This matrix is not Pulsar's own workload: half its cells batch delayed messages, which the Java
+client never does, and its ledgers hold 50,000 entries at any rate. The realistic matrix
+(unbatched, ledgers rolled as the release rolls them, memory while dispatching, an entropy
+estimate) is :mod:`~trackerlab.experiments.design_lab_realistic`; there these cells are
+kept only as a stated ablation (``design_lab_realistic.ABLATION``).
 """
 
 from __future__ import annotations
