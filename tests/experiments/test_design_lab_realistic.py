@@ -188,6 +188,9 @@ def test_realistic_tables(frame):
     worst = r.worst_per_design(frame).set_index("design")
     assert worst.loc["time-buckets-hier", "cells_refused"] == 1
     assert worst.loc["triple-heap", "cells_refused"] == 0
+    by_size = r.worst_by_size(frame)
+    assert set(by_size.held_entries) == {"1e3..1e4", "1e4..1e5"}  # ~1,983 and ~99,983 held
+    assert len(by_size) == 2 * len(dl.DESIGNS)
     over = r.above_heap(frame)
     assert set(over.design) <= set(dl.PROPOSALS)
     assert len(over[over.refused != ""]) == 4  # every proposal refuses the 10^5 cell at 1/ms

@@ -368,12 +368,14 @@ class _SampledDrain(dl._Drain):
         super().scan(now)
         if self.next_sample is None:
             self.next_sample = now
+        if now < self.next_sample:
+            return
+        self.next_sample = now + self.sample_ms
         held = self.tracker.number_of_delayed_messages()
-        self.peak = max(self.peak, held)
-        # draining, a tracker below half its peak never holds half of it again: stop sampling
-        if now >= self.next_sample and (now <= self.last_publish_ms or 2 * held >= self.peak):
+        # draining, a tracker below half its sampled peak never holds half of it again
+        if now <= self.last_publish_ms or 2 * held >= self.peak:
             self.samples.append((now, held, self.tracker.jvm_bytes() if held else 0))
-            self.next_sample = now + self.sample_ms
+            self.peak = max(self.peak, held)
 
     def run(self, stream: list[tuple[int, int, int, int]]) -> dict[str, float]:
         """``_Drain.run``, with the end of publishing marked (sampling stops once draining
@@ -399,9 +401,10 @@ def dispatch_memory(
 
     ``samples``: one row per ``sample_ms`` of simulated time (time, held entries, JVM bytes,
     bytes per held entry). ``summary`` per design: ``live_at_publish_end`` (bytes per held
-    entry when the last message is added), ``live_worst`` (the largest bytes per held entry
-    over the samples that hold at least half of the peak: a near-empty tracker's fixed cost
-    is not a per-entry figure), the peak held and ``refused`` when positions do not pack.
+    entry when the last message is added), ``live_worst`` (the largest of that and of bytes
+    per held entry over the samples holding at least half of the sampled peak: a near-empty
+    tracker's fixed cost is not a per-entry figure), the sampled peak held and ``refused``
+    when positions do not pack.
     O(messages) Python per design: at most :data:`MAX_DISPATCH_MESSAGES`."""
     messages = int(cell["messages"])  # type: ignore[arg-type]
     check_int("dispatch messages", messages, 1, MAX_DISPATCH_MESSAGES)
@@ -425,14 +428,17 @@ def dispatch_memory(
         s["bytes_per_entry"] = s.jvm_bytes / s.held.where(s.held > 0)
         s.insert(0, "design", name)
         series.append(s)
-        plateau = s[s.held >= max(1, s.held.max() / 2)]
+        plateau = s[s.held >= max(1, s.held.max() / 2)] if len(s) else s
+        worst = [float(plateau.bytes_per_entry.max())] if len(plateau) else []
+        if out["held_when_published"]:
+            worst.append(float(out["live_bytes_per_entry"]))
         rows.append(
             {
                 "design": name,
                 "refused": "",
                 "peak_held": int(s.held.max()) if len(s) else 0,
                 "live_at_publish_end": out["live_bytes_per_entry"],
-                "live_worst": float(plateau.bytes_per_entry.max()) if len(plateau) else np.nan,
+                "live_worst": max(worst) if worst else np.nan,
                 "samples": len(s),
             }
         )
@@ -539,6 +545,19 @@ def worst_per_design(frame: pd.DataFrame) -> pd.DataFrame:
         out["cells_refused"] = int((g.refused != "").sum())
         rows.append(out)
     return pd.DataFrame(rows)
+
+
+def worst_by_size(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`worst_per_design` per tracker size, the size being the decade of the entries
+    the paused tracker holds (``index_entries``: a ``fraction:0.05`` cell of 10^4 messages is
+    a tracker of 10^2 entries)."""
+    held = np.floor(np.log10(frame.index_entries.clip(lower=1))).astype(int)
+    parts = []
+    for decade, g in frame.assign(held_decade=held).groupby("held_decade"):
+        w = worst_per_design(g)
+        w.insert(0, "held_entries", f"1e{decade}..1e{decade + 1}")
+        parts.append(w)
+    return pd.concat(parts, ignore_index=True)
 
 
 def above_heap(frame: pd.DataFrame, designs: Sequence[str] = dl.PROPOSALS) -> pd.DataFrame:
