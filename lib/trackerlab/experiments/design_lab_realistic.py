@@ -353,8 +353,9 @@ class _HeapDrainable(InMemoryDelayedDeliveryTracker):
 
 class _SampledDrain(dl._Drain):
     """``_Drain`` (adds as published, a due scan per tick) that records live bytes every
-    ``sample_ms`` of simulated time (at the first due scan at or after each sample time), while
-    publishing and while draining until the tracker holds less than half its peak."""
+    ``sample_ms`` of simulated time (at the first due scan at or after each sample time; once
+    publishing ended, every ``sample_ms`` or an eighth of the time since, whichever is longer),
+    while publishing and while draining until the tracker holds less than half its peak."""
 
     def __init__(self, tracker, tick_ms: int, batch: int, sample_ms: int) -> None:
         super().__init__(tracker, tick_ms, batch)
@@ -370,7 +371,9 @@ class _SampledDrain(dl._Drain):
             self.next_sample = now
         if now < self.next_sample:
             return
-        self.next_sample = now + self.sample_ms
+        # draining, the interval grows with the time since publishing ended (a 30-day drain
+        # takes ~60 samples, not 43,200)
+        self.next_sample = now + max(self.sample_ms, (now - self.last_publish_ms) // 8)
         held = self.tracker.number_of_delayed_messages()
         # draining, a tracker below half its sampled peak never holds half of it again
         if now <= self.last_publish_ms or 2 * held >= self.peak:
