@@ -405,9 +405,9 @@ def dispatch_memory(
     ``samples``: one row per ``sample_ms`` of simulated time (time, held entries, JVM bytes,
     bytes per held entry). ``summary`` per design: ``live_at_publish_end`` (bytes per held
     entry when the last message is added), ``live_worst`` (the largest of that and of bytes
-    per held entry over the samples holding at least half of the sampled peak: a near-empty
-    tracker's fixed cost is not a per-entry figure), the sampled peak held and ``refused``
-    when positions do not pack.
+    per held entry over the samples holding at least half of the peak: a near-empty
+    tracker's fixed cost is not a per-entry figure), the peak held (largest of the samples and
+    of the count when publishing ends) and ``refused`` when positions do not pack.
     O(messages) Python per design: at most :data:`MAX_DISPATCH_MESSAGES`."""
     messages = int(cell["messages"])  # type: ignore[arg-type]
     check_int("dispatch messages", messages, 1, MAX_DISPATCH_MESSAGES)
@@ -431,7 +431,8 @@ def dispatch_memory(
         s["bytes_per_entry"] = s.jvm_bytes / s.held.where(s.held > 0)
         s.insert(0, "design", name)
         series.append(s)
-        plateau = s[s.held >= max(1, s.held.max() / 2)] if len(s) else s
+        peak = max(int(s.held.max()) if len(s) else 0, int(out["held_when_published"]))
+        plateau = s[s.held >= max(1, peak / 2)]
         worst = [float(plateau.bytes_per_entry.max())] if len(plateau) else []
         if out["held_when_published"]:
             worst.append(float(out["live_bytes_per_entry"]))
@@ -439,7 +440,7 @@ def dispatch_memory(
             {
                 "design": name,
                 "refused": "",
-                "peak_held": int(s.held.max()) if len(s) else 0,
+                "peak_held": peak,
                 "live_at_publish_end": out["live_bytes_per_entry"],
                 "live_worst": max(worst) if worst else np.nan,
                 "samples": len(s),
