@@ -202,3 +202,15 @@ def test_write_frame_is_atomic(tmp_path, frame):
     path = tmp_path / "out" / "realistic.csv"
     digest = r.write_frame(r.cell_table(frame), path)
     assert len(digest) == 64 and path.read_text().startswith("delay,pattern")
+
+
+def test_the_old_cells_run_as_a_labelled_ablation():
+    m = replace(r.ABLATION, delays=("uniform:0:1h",), patterns=("all",), rates_per_ms=(5.0,),
+                ticks_ms=(1000,), sizes=(2000,))  # fmt: skip
+    f = r.run_realistic(m, dispatch_upto=0)
+    assert set(f.scope) == {"ablation"} and set(f.batch_size) == {100}
+    assert f.note.str.startswith("ablation only").all()
+    # 2,000 messages in batches of 100: 20 entries, each held once per bucket it reaches
+    heap = f.set_index("design").loc["triple-heap"]
+    assert heap.index_entries >= 20 and heap.entries == 20
+    assert f.live_bytes_per_entry.isna().all()
