@@ -66,6 +66,9 @@ def test_packed_positions_refuse_ledgers_past_2_to_16_entries():
     assert r.packed_refusal(r.cell_workload(cell(0.1, 10**6))) == ""  # 60,002 per ledger
     assert r.packed_refusal(r.cell_workload(cell(1.0, 65_536))) == ""  # top id 65,535
     assert r.packed_refusal(r.cell_workload(cell(1.0, 65_537))).startswith("entry id 65,536 >=")
+    # 0.1 msg/s: ledgers of 1,441 entries; 2^16 of them fit the slot window, one more does not
+    assert r.packed_refusal(r.cell_workload(cell(1e-4, 1441 * 65_536))) == ""
+    assert r.packed_refusal(r.cell_workload(cell(1e-4, 1441 * 65_537))) == "65,537 ledgers > 2^16"
     rows = {row["design"]: row for row in r.size_cell(cell(1.0, 100_000), entropy=False)}
     assert rows["time-buckets-hier"]["refused"].startswith("entry id 99,999 >= 2^16")
     assert math.isnan(rows["time-buckets-hier"]["jvm_bytes"])

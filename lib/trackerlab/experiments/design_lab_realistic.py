@@ -203,7 +203,7 @@ def cell_workload(cell: dict[str, object]) -> Workload:
 
 def packed_refusal(workload: Workload) -> str:
     """Why 32-bit packed positions cannot hold ``workload`` ('' when they can): an entry id
-    of 2^16 or more, or 2^16 ledgers or more. O(1)."""
+    of 2^16 or more, or more than 2^16 ledgers. O(1)."""
     entries = -(-workload.messages // workload.batch_size)
     top_entry = min(entries, workload.entries_per_ledger) - 1
     if top_entry > MAX_ENTRY_ID:
@@ -212,7 +212,7 @@ def packed_refusal(workload: Workload) -> str:
         )
     ledgers = -(-entries // workload.entries_per_ledger)
     if ledgers > MAX_WINDOW:
-        return f"{ledgers:,} ledgers >= 2^16"
+        return f"{ledgers:,} ledgers > 2^16"
     return ""
 
 
