@@ -51,3 +51,21 @@ def test_the_prs_command_lines():
     assert "--enable-auto-scaled-queue-size=true" in consume and "--debug" in consume
     assert consume[consume.index("-u") + 1] == "pulsar://127.0.0.1:6650"
     assert goperf.VERSION == "v0.10.0"  # the first tag with #976 (seed 004's milestone)
+
+
+def test_the_log_filter_keeps_the_updates_the_stats_and_what_explains_a_failure():
+    import subprocess
+
+    lines = [
+        'time="01:00:00.000" level=debug msg="Got Message: consumer_id:1"',
+        LOG.splitlines()[0],
+        'time="01:00:10.000" level=info msg="Stats - Consume rate: 10.0 msg/s"',
+        'time="01:00:11.000" level=error msg="unable to send initial permits to broker"',
+        "panic: runtime error: index out of range",
+        "goroutine 1 [running]:",
+    ]
+    kept = subprocess.run(goperf.log_filter(), input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
+    assert kept == lines[1:]
+    # the tools' times of day are read as UTC, so they run in UTC
+    assert goperf.ENV == {"TZ": "UTC"}

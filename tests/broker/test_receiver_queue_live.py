@@ -95,6 +95,11 @@ def test_a_namespace_refuses_to_run_without_loopback_alone(monkeypatch):
     monkeypatch.delenv(netns.ENV_NAME, raising=False)
     with pytest.raises(RuntimeError, match="only inside a loopback-only namespace"):
         rq.run(queue_rows(["N48"]))
+    # the variable alone is not enough where this namespace has more than loopback
+    if list(netns.own_interfaces()) != ["lo"]:
+        monkeypatch.setenv(netns.ENV_NAME, "trackerlab-0-0")
+        with pytest.raises(RuntimeError, match="only inside a loopback-only namespace"):
+            rq.run(queue_rows(["N48"]))
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +145,10 @@ def test_the_smoke_row_on_a_real_broker(smoke_release, tmp_path):
         # only doubles, and doubled at least once: #976's own test asserts 2 after the first
         # receive (consumer_test.go:4029,4035 at b8563cd8), as PIP-74's Java rule does
         assert sizes[0] == 1 and len(sizes) >= 2, (client, sizes)
-        assert all(b == 2 * a for a, b in itertools.pairwise(sizes)), (client, sizes)
+        # Go logs each doubling; Java is sampled every 20 ms and can miss one
+        doublings = (1,) if client == "go" else (1, 2, 3)
+        assert all(any(b == a * 2**k for k in doublings) for a, b in itertools.pairwise(sizes)), (
+            client, sizes)  # fmt: skip
         assert sizes[-1] <= 1000
     assert running_brokers() == before
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pandas as pd
@@ -119,3 +120,30 @@ def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
     assert main(["broker", "receiver-queue", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_stored_runs_only_double_and_cover_every_row():
+    """The committed runs (data/broker/receiver_queue/): every row in each run, every queue
+    only grows, each Go step is one doubling capped at the maximum of 1000 (one debug line
+    per doubling) and each Java step one or more (a 20 ms sample can miss some), and the
+    Java consumer received every message the topic took in."""
+    from trackerlab.paths import data_dir
+
+    stored = rq.read_runs(data_dir() / "broker" / "receiver_queue")
+    assert not stored.problems
+    assert stored.runs >= 3
+    assert (stored.rows.groupby("run_id")["row_id"].nunique() == 12).all()
+    assert (stored.rows["java_received"] == stored.rows["messages_in"]).all()
+    s = stored.series.sort_values("t_ms", kind="stable")
+    for key, g in s.groupby(["run_id", "row_id", "client", "consumer"]):
+        sizes = g["size"].tolist()
+        doublings = (1,) if key[2] == "go" else range(1, 11)
+        for a, b in itertools.pairwise(sizes):
+            assert any(b == min(a * 2**k, 1000) for k in doublings), (key, sizes)
+
+
+def test_cpu_shares_between_two_readings():
+    # (niced, busy, total) clock ticks: 400 ticks passed, 100 busy, 30 of them niced work
+    assert rq._shares((1000, 5000, 20000), (1030, 5100, 20400)) == (0.25, 0.075)
+    niced, busy, total = rq.cpu_jiffies()
+    assert 0 <= niced <= busy <= total

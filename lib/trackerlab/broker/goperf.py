@@ -4,13 +4,17 @@ proxy, and what its consumer logs.
 :func:`build` runs ``go install github.com/apache/pulsar-client-go/perf@v0.10.0`` (v0.10.0:
 the first tag holding #976, merged as b8563cd8 on 2023-03-15) with ``GOBIN`` in trackerlab's
 cache; the module is used as published and none of its code is in this repository. The
-binary binds ``*:8000`` before it parses its flags: run it only inside
-:func:`trackerlab.broker.netns.loopback_namespace`.
+binary binds ``*:8000`` before it parses its flags (``perf/pulsar-perf-go.go:95,107-113`` at
+v0.10.0: the port flag's default starts the server before ``rootCmd.Execute``): run it only
+inside :func:`trackerlab.broker.netns.loopback_namespace`.
 
 :func:`queue_updates` reads the consumer's ``--debug`` lines
-``update currentQueueSize from X -> Y`` (``pulsar/consumer_partition.go``, ``expectMoreIncomingMessages``
-at v0.10.0), one per doubling of one partition consumer's queue, with the consumer's topic
-(the partition's, for a partitioned topic) and logrus's time of day.
+``update currentQueueSize from X -> Y`` (``pulsar/consumer_partition.go:1757`` at v0.10.0, in
+``expectMoreIncomingMessages``, :1745-1759; the same line at :1783 when a memory trigger
+shrinks the queue), one per change of one partition consumer's queue, with the consumer's
+topic (the partition's, for a partitioned topic) and logrus's time of day in the process's
+zone (``TimestampFormat "15:04:05.000"``, ``perf/pulsar-perf-go.go:74-77``): the tools run
+with ``TZ=UTC`` (:data:`ENV`).
 """
 
 from __future__ import annotations
@@ -44,10 +48,13 @@ __all__ = [
 MODULE = "github.com/apache/pulsar-client-go/perf"
 #: The first tag holding PR #976 (milestone v0.10.0, seed 004).
 VERSION = "v0.10.0"
-#: What a consumer's log keeps (``grep -F``): its debug output is about four lines per
-#: message (each MESSAGE command, read and queued), 2.5 GB in two minutes at 20,000 msg/s;
-#: the queue's updates, the stats every 10 s and anything of level warn and above stay.
-LOG_KEEP = ("update currentQueueSize", "Stats - ", "level=warn", "level=error", "level=fatal")
+#: What a consumer's log keeps: its debug output is about four lines per message (each
+#: MESSAGE command, read and queued), 2.5 GB in two minutes at 20,000 msg/s. The queue's
+#: updates, the stats every 10 s, anything of level warn and above, and every line that is
+#: not a logrus line (a panic, cobra's errors) stay.
+LOG_KEEP = r"update currentQueueSize|Stats - |level=(warn|error|fatal|panic)"
+#: The environment of the Go tools: logrus prints the time of day in the local zone.
+ENV = {"TZ": "UTC"}
 #: Seconds ``go install`` may take (a fresh module cache downloads about 200 MB).
 BUILD_TIMEOUT_S = 1800.0
 
@@ -61,8 +68,9 @@ class GoPerfBuildFailed(RuntimeError):
 
 
 #: ``go install`` output that means the module or a dependency could not be fetched.
-_FETCH_FAILED = ("dial tcp", "proxy.golang.org", "no such host", "404 Not Found", "410 Gone",
-                 "i/o timeout", "connection refused", "TLS handshake")  # fmt: skip
+#: (A 404 or 410 means a wrong module or version: a defect here, not a missing proxy.)
+_FETCH_FAILED = ("dial tcp", "no such host", "i/o timeout", "connection refused",
+                 "TLS handshake", "network is unreachable")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -130,8 +138,9 @@ def consume_args(service_url: str, topic: str, subscription: str) -> list[str]:
 
 
 def log_filter() -> list[str]:
-    """``grep`` keeping :data:`LOG_KEEP`'s lines, each written as it comes."""
-    return ["grep", "--line-buffered", "-F", *(a for k in LOG_KEEP for a in ("-e", k))]
+    """``awk`` keeping :data:`LOG_KEEP`'s lines and every line not from logrus, each
+    written as it comes."""
+    return ["awk", f'!/^time="/ || /{LOG_KEEP}/ {{print; fflush()}}']
 
 
 @dataclass(frozen=True)
@@ -151,7 +160,8 @@ _UPDATE = re.compile(
 
 
 def _epoch_ms(stamp: str, day: dt.date) -> int:
-    """logrus's ``HH:MM:SS.mmm`` (full timestamps off) on ``day``, UTC."""
+    """logrus's ``HH:MM:SS.mmm`` (the perf tool's ``TimestampFormat``) on ``day``, in UTC
+    (the tools run with :data:`ENV`)."""
     if "T" in stamp:
         return int(dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() * 1000)
     t = dt.time.fromisoformat(stamp)

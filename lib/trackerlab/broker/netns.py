@@ -47,15 +47,36 @@ def _ip(*args: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess:
     return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=timeout_s)
 
 
+#: ``CAP_SYS_ADMIN``'s bit in ``CapEff`` (include/uapi/linux/capability.h).
+_CAP_SYS_ADMIN = 21
+
+
+def _has_sys_admin() -> bool:
+    """This process's effective capabilities hold ``CAP_SYS_ADMIN`` (``/proc/self/status``)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) >> _CAP_SYS_ADMIN & 1)
+    except OSError:
+        pass
+    return False
+
+
 def unavailable() -> str | None:
     """Why no namespace can be made here (no ``ip``, no ``CAP_SYS_ADMIN``), or None."""
     if shutil.which("ip") is None:
         return "iproute2's ip is not installed (apt-get install iproute2)"
-    if os.geteuid() != 0:
-        return "network namespaces need root (CAP_SYS_ADMIN); this process runs as uid " + str(
-            os.geteuid()
-        )
+    if not _has_sys_admin():
+        return (f"network namespaces need CAP_SYS_ADMIN, which this process (uid "
+                f"{os.geteuid()}) does not hold")  # fmt: skip
     return None
+
+
+def own_interfaces() -> dict[str, list[str]]:
+    """The interfaces of this process's own namespace and their addresses. O(interfaces)."""
+    out = _ip("-brief", "addr").stdout
+    return {f[0]: f[2:] for f in (line.split() for line in out.splitlines()) if f}
 
 
 @dataclass(frozen=True)

@@ -160,8 +160,12 @@ def _outside(ids: list[str], seconds: float, version: str, out: Path, args) -> i
                 "--together-up-to", str(args.together_up_to)]  # fmt: skip
         if args.smoke:
             argv.append("--smoke")
-        with netns.loopback_namespace() as ns:
-            code = subprocess.call(ns.command(argv))
+        try:
+            with netns.loopback_namespace() as ns:
+                code = _call(ns.command(argv))
+        except netns.NamespaceFailed as exc:
+            print(f"trackerlab: broker receiver-queue: {exc}", file=sys.stderr)
+            return 1
         if code != 0:
             print(
                 f"trackerlab: broker receiver-queue: run {k} failed (exit {code})", file=sys.stderr
@@ -169,6 +173,21 @@ def _outside(ids: list[str], seconds: float, version: str, out: Path, args) -> i
             return 1
     print(f"{args.runs} run(s) in {time.monotonic() - t0:.0f} s; results under {out}")
     return 0
+
+
+def _call(argv: list[str]) -> int:
+    """Run the inner command; on Ctrl-C (which it gets too) wait up to a minute for it to
+    stop its broker and clients by PID, then kill it. Its exit code."""
+    proc = subprocess.Popen(argv)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        raise
 
 
 def _inside(ids: list[str], seconds: float, version: str, out: Path, args) -> int:
@@ -180,10 +199,15 @@ def _inside(ids: list[str], seconds: float, version: str, out: Path, args) -> in
     try:
         runs, facts = rq.run(queue_rows(ids), version, seconds,
                              together_up_to_per_s=args.together_up_to)  # fmt: skip
-    except (RuntimeError, BrokerFailed, HostFailed, LoadFailed) as exc:
+    except (RuntimeError, OSError, BrokerFailed, HostFailed, LoadFailed) as exc:
         print(f"trackerlab: broker receiver-queue: {exc}", file=sys.stderr)
         return 1
-    paths = rq.write(runs, facts, out, args.smoke)
+    try:
+        paths = rq.write(runs, facts, out, args.smoke)
+    except OSError as exc:
+        print(f"trackerlab: broker receiver-queue: cannot write the results under {out}: "
+              f"{exc.strerror or exc}", file=sys.stderr)  # fmt: skip
+        return 1
     print(f"  wrote {', '.join(p.name for p in paths)} in {facts['wall_seconds']:g} s")
     table = rq.outcomes(rq.frames(runs, str(facts["run_id"]), version, seconds)[""])
     for r in runs:

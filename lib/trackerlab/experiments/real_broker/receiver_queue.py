@@ -18,11 +18,11 @@ its partitions through the admin API) and two subscriptions on it:
   ``MultiTopicsConsumerImpl`` parent) every 20 ms.
 
 Both see the same entries: the PR's producer, ``perf produce -r RATE -s 128 -b 0``, runs for
-:data:`RUN_S` once both subscriptions exist. A queue's size never shrinks in these runs (Go:
-``expectMoreIncomingMessages`` only doubles; Java: ``reduceCurrentReceiverQueueSize`` runs
-only above 75% of the client's 64 MiB memory limit, ``PulsarClientImpl.java:226-244`` at
-2.11.0), so the size at ``t`` seconds into a run is the final size of a run ``t`` seconds
-long: one run gives the 30 s, 60 s and 120 s outcomes (:data:`SNAPSHOTS_S`).
+:data:`RUN_S` once both subscriptions exist. A queue never shrinks in these runs: a
+client shrinks only past 95% of its 64 MiB memory limit (Go ``pulsar/client_impl.go:36-37``
+at v0.10.0, Java ``PulsarClientImpl.java:97`` at 2.11.0), and a queue here holds at most
+1,000 messages of 128 B. So the size at ``t`` seconds into a run is the final size of a run
+``t`` seconds long: one run gives the 30 s, 60 s and 120 s outcomes (:data:`SNAPSHOTS_S`).
 
 **What is stored** (:func:`write`): per run ``rq-<version>-<run id>.parquet``, the time series
 of every consumer's queue size (``t_ms`` since the producer's start; a Go partition consumer's
@@ -154,6 +154,24 @@ def entries_in(admin_url: str, topic: str, partitions: int) -> int | None:
     return total
 
 
+def cpu_jiffies() -> tuple[int, int, int]:
+    """The machine's CPU time so far from ``/proc/stat`` (all CPUs, in clock ticks):
+    ``(niced, busy, total)``. ``niced`` is the time of processes at a positive nice (work
+    beside the experiment, which runs at the nice it is given); ``busy`` is all but idle and
+    iowait. O(1)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    nice, idle, iowait = fields[1], fields[3], fields[4]
+    total = sum(fields[:8])
+    return nice, total - idle - iowait, total
+
+
+def _shares(before: tuple[int, int, int], after: tuple[int, int, int]) -> tuple[float, float]:
+    """``(busy, niced)`` shares of the machine's CPU time between two readings."""
+    total = max(after[2] - before[2], 1)
+    return (after[1] - before[1]) / total, (after[0] - before[0]) / total
+
+
 def messages_in(admin_url: str, topic: str, partitions: int) -> int | None:
     """``msgInCounter`` of the topic (summed over its partitions), or None."""
     path = "partitioned-stats" if partitions > 1 else "stats"
@@ -229,7 +247,7 @@ def _start_row(row: QueueRow, topic: str, broker, perf: Path, built, run_dir: Pa
     go = subprocess.Popen(
         [str(perf), *goperf.consume_args(broker.service_url, topic, "go")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        preexec_fn=die_with_parent,
+        env={**os.environ, **goperf.ENV}, preexec_fn=die_with_parent,
     )  # fmt: skip
     with open(go_log, "wb") as out:  # the debug output, filtered as it comes (goperf.LOG_KEEP)
         kept = subprocess.Popen(goperf.log_filter(), stdin=go.stdout, stdout=out,
@@ -237,16 +255,29 @@ def _start_row(row: QueueRow, topic: str, broker, perf: Path, built, run_dir: Pa
     assert go.stdout is not None
     go.stdout.close()
     args = [f"service={broker.service_url}", f"topic={topic}", "subscription=java"]
-    java, java_log = start_client(built, run_dir, f"{topic}-java", QUEUE_CLASS, args)
+    try:
+        java, java_log = start_client(built, run_dir, f"{topic}-java", QUEUE_CLASS, args)
+    except BaseException:
+        _stop(go)
+        _stop(kept, signal.SIGKILL, 5.0)
+        raise
     subscribed_ms = int(time.time() * 1000)
     return _RowClients(row, topic, go, kept, go_log, java, _Lines(java), java_log, subscribed_ms)
 
 
+def _subscribed(admin_url: str, topic: str, partitions: int) -> bool:
+    """Both subscriptions on every partition (a partition consumer that subscribed after
+    the producer's start would miss its first messages: the initial position is Latest)."""
+    names = [topic] if partitions == 1 else [f"{topic}-partition-{i}" for i in range(partitions)]
+    return all(set(CLIENTS) <= _subscriptions(admin_url, name) for name in names)
+
+
 def _wait_subscribed(broker, clients: list[_RowClients]) -> None:
-    """Until every row's topic has both subscriptions (raises RuntimeError naming the row)."""
+    """Until every row's topic has both subscriptions on every partition and the Java
+    consumer said ``ready`` (raises RuntimeError naming the row)."""
     deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
     for c in clients:
-        while not set(CLIENTS) <= _subscriptions(broker.admin_url, c.topic) or not (
+        while not _subscribed(broker.admin_url, c.topic, c.row.partitions) or not (
             c.java_lines.ready.is_set()
         ):
             for proc, log in ((c.go, c.go_log), (c.java, c.java_log)):
@@ -269,7 +300,7 @@ def _start_producer(c: _RowClients, broker, perf: Path, run_dir: Path) -> None:
         c.producer = subprocess.Popen(
             [str(perf), *goperf.produce_args(broker.service_url, c.topic, c.row.rate_per_s)],
             stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
+            env={**os.environ, **goperf.ENV}, preexec_fn=die_with_parent,
         )  # fmt: skip
 
 
@@ -344,9 +375,14 @@ class RowRun:
     entries_in: int | None
     java_received: int | None
     produce_start_ms: int
+    #: the machine's CPU while the producer ran: busy, and taken by niced work beside it
+    machine_busy_share: float | None = None
+    niced_share: float | None = None
 
 
-def _collect(c: _RowClients, msg_in: int | None, entries: int | None) -> RowRun:
+def _collect(
+    c: _RowClients, msg_in: int | None, entries: int | None, busy: float, niced: float
+) -> RowRun:
     go_lines = c.go_log.read_text(errors="replace").splitlines()
     series = [{"client": "go", **r} for r in go_series(c, go_lines)] + [
         {"client": "java", **r} for r in java_series(c, c.java_lines.lines)
@@ -354,7 +390,7 @@ def _collect(c: _RowClients, msg_in: int | None, entries: int | None) -> RowRun:
     finals = [line.split("\t") for line in c.java_lines.lines if line.startswith("final\t")]
     received = int(finals[-1][2]) if finals else None
     return RowRun(c.row, c.topic, pd.DataFrame(series), msg_in, entries, received,
-                  c.produce_start_ms)  # fmt: skip
+                  c.produce_start_ms, busy, niced)  # fmt: skip
 
 
 def _run_wave(
@@ -371,19 +407,40 @@ def _run_wave(
         for c in clients:
             _start_producer(c, broker, perf, run_dir)
         say(f"  {', '.join(r.id for r in wave)}: producing for {seconds:g} s")
+        cpu_before = cpu_jiffies()
         time.sleep(seconds)
+        busy, niced = _shares(cpu_before, cpu_jiffies())
+        _check_alive(clients)
         for c in clients:
             assert c.producer is not None
             _stop(c.producer)
         time.sleep(DRAIN_S)
         counts = [(messages_in(broker.admin_url, c.topic, c.row.partitions),
-                   entries_in(broker.admin_url, c.topic, c.row.partitions)) for c in clients]  # fmt: skip
+                   entries_in(broker.admin_url, c.topic, c.row.partitions), busy, niced)
+                  for c in clients]  # fmt: skip
     finally:
         for c in clients:
             if c.producer is not None and c.producer.poll() is None:
                 _stop(c.producer)
             _stop_row(c)
-    return [_collect(c, *n) for c, n in zip(clients, counts, strict=True)]
+    out = [_collect(c, *n) for c, n in zip(clients, counts, strict=True)]
+    for r in out:
+        if r.messages_in is None or r.java_received != r.messages_in:
+            raise RuntimeError(f"{r.topic}: the topic took in {r.messages_in} messages and the "
+                               f"Java consumer received {r.java_received}; the run is not kept")  # fmt: skip
+    return out
+
+
+def _check_alive(clients: list[_RowClients]) -> None:
+    """Every producer and consumer still runs when the producers are due to stop
+    (RuntimeError naming the first that does not, and its log)."""
+    for c in clients:
+        for what, proc, log in (("producer", c.producer, c.produce_log),
+                                ("Go consumer", c.go, c.go_log),
+                                ("Java consumer", c.java, c.java_log)):  # fmt: skip
+            if proc is not None and proc.poll() is not None:
+                raise RuntimeError(f"{c.topic}: the {what} exited with {proc.returncode} "
+                                   f"during the run; log: {log}")  # fmt: skip
 
 
 def run(
@@ -398,7 +455,7 @@ def run(
     from trackerlab.broker.process import running_broker
 
     inside = os.environ.get(netns.ENV_NAME)
-    if not inside:
+    if not inside or list(netns.own_interfaces()) != ["lo"]:
         raise RuntimeError("the receiver-queue run binds *:8000 (the Go perf tool): it runs "
                            "only inside a loopback-only namespace (trackerlab.broker.netns)")  # fmt: skip
     perf = goperf.build()
@@ -445,7 +502,8 @@ def frames(
          "rate_per_s": r.row.rate_per_s, "partitions": r.row.partitions, "topic": r.topic,
          "messages_in": r.messages_in, "entries_in": r.entries_in,
          "java_received": r.java_received,
-         "produce_start_ms": r.produce_start_ms,
+         "produce_start_ms": r.produce_start_ms, "machine_busy_share": r.machine_busy_share,
+         "niced_share": r.niced_share,
          "run_s": run_s}
         for r in runs
     ])  # fmt: skip
@@ -485,7 +543,8 @@ class StoredRuns:
 
 def read_runs(folder: Path, include_smoke: bool = False) -> StoredRuns:
     """Read ``rq-*.parquet`` pairs of ``folder`` (a damaged or foreign file is named in
-    ``problems`` and left out, with its pair). O(files + rows)."""
+    ``problems`` and left out, with its pair); ``solo`` marks the runs whose rows ran one at
+    a time (their provenance's ``waves``). O(files + rows)."""
     from trackerlab.experiments.real_broker.stored import read_result_file
 
     series, rows, problems = [], [], []
@@ -501,8 +560,9 @@ def read_runs(folder: Path, include_smoke: bool = False) -> StoredRuns:
         except (OSError, ValueError) as exc:
             problems.append(f"{path.name}: {exc}")
             continue
-        series.append(s)
-        rows.append(r)
+        solo = all(len(w) == 1 for w in meta.get("waves") or [[]])
+        series.append(s.assign(solo=solo))
+        rows.append(r.assign(solo=solo))
     cat = lambda fs: pd.concat(fs, ignore_index=True) if fs else pd.DataFrame()  # noqa: E731
     return StoredRuns(cat(series), cat(rows), tuple(problems))
 

@@ -48,7 +48,16 @@ from pathlib import Path
 
 from trackerlab.durable import atomic_write_bytes
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.experiments.reproduce.registry import SIMULATOR, Reproduction, reproduces
+from trackerlab.experiments.reproduce.registry import (
+    BY_CONSTRUCTION,
+    DEVIATES,
+    EXPLAINED,
+    REPRODUCED,
+    SEED_WRONG,
+    SIMULATOR,
+    Reproduction,
+    reproduces,
+)
 from trackerlab.models import receiver_queue as receiver_queue_models
 from trackerlab.models.receiver_queue import HarnessConfig, produce, simulate
 from trackerlab.paths import cache_dir
@@ -70,6 +79,7 @@ __all__ = [
     "predict",
     "real_broker_conclusions",
     "real_broker_table",
+    "real_category",
     "real_fit",
     "real_runs",
     "reproduction_table",
@@ -402,8 +412,9 @@ def _ranked(counts: Counter) -> list[tuple[tuple[int, ...], int]]:
 
 @functools.cache
 def real_runs(folder: str | None = None) -> RealRuns | None:
-    """The runs stored under ``folder`` (default ``data/broker/receiver_queue/``), or None
-    when there are none. A damaged file is left out (``broker receiver-queue`` names it)."""
+    """The runs stored under ``folder`` (default ``data/broker/receiver_queue/``) on the
+    PR's release line (:data:`~trackerlab.experiments.real_broker.receiver_queue.DEFAULT_VERSION`)
+    with every row run alone, or None when there are none. A damaged file is left out."""
     from trackerlab.experiments.real_broker import receiver_queue as real
     from trackerlab.paths import data_dir
 
@@ -411,8 +422,11 @@ def real_runs(folder: str | None = None) -> RealRuns | None:
     stored = real.read_runs(path)
     if not stored.runs:
         return None
-    versions = tuple(sorted(stored.rows["pulsar_version"].unique()))
-    return RealRuns(real.outcomes(stored.series), versions)
+    series = stored.series
+    kept = series[(series["pulsar_version"] == real.DEFAULT_VERSION) & series["solo"]]
+    if kept.empty:
+        return None
+    return RealRuns(real.outcomes(kept), (real.DEFAULT_VERSION,))
 
 
 @dataclass(frozen=True)
@@ -509,6 +523,19 @@ def _settled(pid: str, report: FitReport, real: RealRuns) -> str:
     )
 
 
+def _go_total(real: RealRuns, pid: str) -> int | None:
+    """The total of the Go runs' most frequent outcome."""
+    mode = real.mode(pid)
+    return sum(mode) if mode else None
+
+
+def _java_quantity(real: RealRuns, pid: str) -> int | None:
+    """The Java runs' most frequent size: the multi-topics parent's on a partitioned topic
+    (the queue that scales there), else the consumer's."""
+    ranked = _ranked(real.counts(pid, "java", parent=True)) or _ranked(real.counts(pid, "java"))
+    return sum(ranked[0][0]) if ranked else None
+
+
 def run_length_changes(real: RealRuns, client: str = "go") -> tuple[int, int, list[str]]:
     """Row-runs whose outcome differs between the first and the last snapshot, of all
     row-runs, and the rows where it did. O(rows)."""
@@ -519,6 +546,7 @@ def run_length_changes(real: RealRuns, client: str = "go") -> tuple[int, int, li
     )
     if first == last or first not in wide or last not in wide:
         return 0, len(wide), []
+    wide = wide[[first, last]].dropna()  # a run shorter than the last snapshot is left out
     changed = wide[wide[first] != wide[last]]
     return len(changed), len(wide), sorted(set(changed.index.get_level_values("row_id")))
 
@@ -528,7 +556,7 @@ def real_broker_conclusions(report: FitReport, real: RealRuns) -> list[str]:
     rows = [r.id for r in report.rows]
     as_published = [p for p in rows if real.mode(p) == report.row(p).outcome]
     as_model = [p for p in rows if real.mode(p) == report.prediction(p).mode]
-    java_same = [p for p in rows if real.mode(p, "java") == real.mode(p)]
+    java_same = [p for p in rows if _java_quantity(real, p) == _go_total(real, p)]
     changed, total, where = run_length_changes(real)
     snaps = sorted(set(real.table["t_s"]))
     return [
@@ -541,10 +569,33 @@ def real_broker_conclusions(report: FitReport, real: RealRuns) -> list[str]:
         _settled("N54", report, real),
         f"Run length: between {snaps[0]:g} s and {snaps[-1]:g} s the Go outcome changed in "
         f"{changed} of {total} row-runs" + (f" ({', '.join(where)})." if where else "."),
-        f"The Java client (PIP-74) ends where the Go client does in {len(java_same)} of "
-        f"{len(rows)} rows at {REAL_T_S:g} s.",
+        f"The Java client (PIP-74; on a partitioned topic its multi-topics parent, against "
+        f"the Go partition consumers' total) ends where the Go client does in "
+        f"{len(java_same)} of {len(rows)} rows at {REAL_T_S:g} s "
+        f"({', '.join(java_same) or 'none'}).",
         real_fit(report, real).describe() + ".",
     ]
+
+
+def real_category(pid: str, report: FitReport, real: RealRuns) -> str:
+    """The category the real Go runs allow a row (``data/published/verdicts.csv`` is held to
+    it by a test). Where the runs' most frequent outcome at :data:`REAL_T_S` is the
+    published one, the simulator's fit decides as before (``reproduced`` for a held-out row
+    it predicts, ``reproduced by construction`` for a row every candidate gives or a fitting
+    row), and a simulator that misses it ``deviates``. Where it is not: a simulator that
+    gives the real outcome makes the published one ``seed wrong`` when no run gave it, and
+    ``explained`` (a rarer outcome of the same code) when some did; a simulator that gives
+    neither ``deviates``. O(runs)."""
+    row, model, mode = report.row(pid), report.prediction(pid).mode, real.mode(pid)
+    if mode == row.outcome:
+        if model != row.outcome:
+            return DEVIATES
+        if report.matched_by_all(pid) or pid in FIT_IDS:
+            return BY_CONSTRUCTION
+        return REPRODUCED
+    if model != mode:
+        return DEVIATES
+    return EXPLAINED if real.counts(pid)[row.outcome] else SEED_WRONG
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -716,6 +767,7 @@ def receiver_queue_final_size(row: PublishedNumber) -> Reproduction:
     real = real_runs()
     context = f"{IDS[0]}-{IDS[-1]}: {report.describe()}."
     column = ""
+    values.update({k: "no real runs" for k in _REAL_KEYS})
     if real is not None:
         values.update(_real_values(row.id, report, real))
         explanation += " " + _real_explanation(row.id, real)
@@ -739,6 +791,12 @@ def receiver_queue_final_size(row: PublishedNumber) -> Reproduction:
     )
 
 
+#: What :func:`_real_values` gives a verdict's reason ("no real runs" without stored runs).
+_REAL_KEYS = ("real_runs", "real_go", "real_go_mode", "real_go_share", "real_go_published",
+              "real_java", "real_java_mode", "real_java_share", "real_java_published",
+              "real_go_is_model", "real_go_is_published")  # fmt: skip
+
+
 def _real_values(pid: str, report: FitReport, real: RealRuns) -> dict[str, object]:
     """What a verdict may quote of the real runs (Go and Java at the simulator's 60 s)."""
     out: dict[str, object] = {"real_runs": real.runs}
@@ -754,7 +812,8 @@ def _real_values(pid: str, report: FitReport, real: RealRuns) -> dict[str, objec
             _sizes(mode) if mode else "none"
         )
         out[f"real_{client}_share"] = f"{counts[mode]}/{n}" if mode else "0/0"
-        out[f"real_{client}_published"] = f"{counts[published]}/{n}"
+        target = (sum(published),) if parent else published  # a parent holds the total
+        out[f"real_{client}_published"] = f"{counts[target]}/{n}"
     out["real_go_is_model"] = real.mode(pid) == report.prediction(pid).mode
     out["real_go_is_published"] = real.mode(pid) == published
     return out

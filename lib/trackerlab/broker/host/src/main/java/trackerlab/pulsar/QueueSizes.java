@@ -25,8 +25,11 @@ import org.apache.pulsar.client.impl.MultiTopicsConsumerImpl;
  * {@code subscription} (Exclusive, as the Go perf consumer's default), {@code queue} (the
  * receiver queue's maximum, default 1000 as {@code ConsumerConfigurationData}).
  *
- * <p>The consumer receives with the blocking {@code receive()} and acknowledges each message,
- * as the Go perf consumer's loop does ({@code for m := range consumer.Chan() { Ack }}). A
+ * <p>The consumer receives with {@code receive(200 ms)} and acknowledges each message, as the
+ * Go perf consumer's loop does ({@code for m := range consumer.Chan() { Ack }}); in 2.11 both
+ * receive paths call {@code expectMoreIncomingMessages} on an empty queue
+ * ({@code ConsumerImpl.java:494}, {@code MultiTopicsConsumerImpl.java:391}). If the loop fails
+ * it prints {@code error} and the JVM exits with 3, so the run is not kept. A
  * sampler reads {@code ConsumerBase.getCurrentReceiverQueueSize()} every 20 ms: of the
  * consumer, and for a partitioned topic ({@code MultiTopicsConsumerImpl}) of the parent and
  * of each partition's {@code ConsumerImpl} ({@code getConsumers()}). It prints {@code ready}
@@ -71,7 +74,11 @@ public final class QueueSizes {
                         }
                     } catch (Exception e) {
                         if (!stop.get()) {
+                            // the run's outcome would be wrong: say so and end the JVM
                             e.printStackTrace();
+                            System.out.println("error\t" + e);
+                            System.out.flush();
+                            Runtime.getRuntime().halt(3);
                         }
                         return;
                     }
