@@ -101,10 +101,10 @@ def test_the_verdict_table_is_complete_and_its_evidence_exists():
     published = load_published()
     assert list(verdicts) == list(published)
     # the one rule: "seed wrong" judges the seed's own arithmetic, never a measurement
-    # (N17's jmap figure and N46's perf run deviate instead)
+    # (N17's jmap figure deviates; N46's perf run is explained by the real-broker runs)
     wrong = [i for i, v in verdicts.items() if v.category == SEED_WRONG]
     assert {published[i].kind for i in wrong} <= {"theory", "derived"}
-    assert verdicts["N17"].category == verdicts["N46"].category == DEVIATES
+    assert verdicts["N17"].category == DEVIATES and verdicts["N46"].category == EXPLAINED
     cited = [e for v in verdicts.values() for e in v.evidence]
     assert cited and missing_evidence(cited) == []
     for v in verdicts.values():

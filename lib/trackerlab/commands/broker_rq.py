@@ -110,7 +110,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], float, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Outside a namespace: build what the runs need (network), then each run in a namespace
-    of its own (this command again, ``--inside``), then the stored outcomes. Inside: one run."""
+    of its own (this command again, ``--inside``, which prints its outcomes). Inside: one run."""
     from trackerlab.paths import data_dir
 
     ids, seconds, version = _checked(args)

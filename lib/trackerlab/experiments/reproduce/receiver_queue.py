@@ -53,7 +53,6 @@ from trackerlab.experiments.reproduce.registry import (
     DEVIATES,
     EXPLAINED,
     REPRODUCED,
-    SEED_WRONG,
     SIMULATOR,
     Reproduction,
     reproduces,
@@ -591,25 +590,20 @@ def real_broker_conclusions(report: FitReport, real: RealRuns) -> list[str]:
 
 def real_category(pid: str, report: FitReport, real: RealRuns) -> str:
     """The category the real Go runs allow a row (``data/published/verdicts.csv`` is held to
-    it by ``test_verdicts_follow_the_real_runs``), from the runs' most frequent outcomes at
-    :data:`REAL_T_S` (all of them when several tie). Where the published outcome is among
-    them, the simulator's fit decides as before (``reproduced`` for a held-out row it
-    predicts, ``reproduced by construction`` for a row every candidate gives or a fitting
-    row), and a simulator that misses it ``deviates``. Where it is not: a simulator whose
-    outcome is among them makes the published one ``seed wrong`` when no run gave it, and
-    ``explained`` (a rarer outcome of the same code) when some did; a simulator that gives
-    neither ``deviates``. O(runs)."""
+    it by ``test_verdicts_follow_the_real_runs``). A category judges the model against the
+    published number (the registry's rules: a measurement is never "seed wrong", a row
+    within its tolerance never "deviates"). Where the simulator gives the published
+    outcome, its fit decides as before (``reproduced`` for a held-out row it predicts,
+    ``reproduced by construction`` for a row every candidate gives or a fitting row), and a
+    real broker that disagrees is stated in the reason. Where it does not, the deviation is
+    ``explained`` when the simulator's outcome is among the real runs' most frequent at
+    :data:`REAL_T_S` (ties included), and ``deviates`` otherwise. O(runs)."""
     row, model = report.row(pid), report.prediction(pid).mode
-    top = real.top(pid)
-    if row.outcome in top:
-        if model != row.outcome:
-            return DEVIATES
+    if model == row.outcome:
         if report.matched_by_all(pid) or pid in FIT_IDS:
             return BY_CONSTRUCTION
         return REPRODUCED
-    if model not in top:
-        return DEVIATES
-    return EXPLAINED if real.counts(pid)[row.outcome] else SEED_WRONG
+    return EXPLAINED if model in real.top(pid) else DEVIATES
 
 
 # ----------------------------------------------------------------------------- verdicts
