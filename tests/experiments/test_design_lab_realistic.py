@@ -45,7 +45,7 @@ def test_the_per_entry_rule_at_a_boundary_by_hand():
 def test_a_realistic_stream_rolls_its_ledger_at_entry_60002():
     cell = {"delay": "uniform:0:1h", "pattern": "all", "rate_per_ms": 0.1, "tick_ms": 1000,
             "batch_size": 1, "messages": 120_010, "entries_per_ledger": 60_002}  # fmt: skip
-    w = r.cell_workload(cell)
+    w = dl.cell_workload(cell)
     c = w.chunk(60_000, 60_003)
     assert c.ledger.tolist() == [10_000, 10_000, 10_001]
     assert c.entry.tolist() == [60_000, 60_001, 0]
@@ -63,12 +63,12 @@ def test_packed_positions_refuse_ledgers_past_2_to_16_entries():
                 "tick_ms": 1000, "batch_size": 1, "messages": n,
                 "entries_per_ledger": r.entries_per_ledger(rate)}  # fmt: skip
 
-    assert r.packed_refusal(r.cell_workload(cell(0.1, 10**6))) == ""  # 60,002 per ledger
-    assert r.packed_refusal(r.cell_workload(cell(1.0, 65_536))) == ""  # top id 65,535
-    assert r.packed_refusal(r.cell_workload(cell(1.0, 65_537))).startswith("entry id 65,536 >=")
+    assert r.packed_refusal(dl.cell_workload(cell(0.1, 10**6))) == ""  # 60,002 per ledger
+    assert r.packed_refusal(dl.cell_workload(cell(1.0, 65_536))) == ""  # top id 65,535
+    assert r.packed_refusal(dl.cell_workload(cell(1.0, 65_537))).startswith("entry id 65,536 >=")
     # 0.1 msg/s: ledgers of 1,441 entries; 2^16 of them fit the slot window, one more does not
-    assert r.packed_refusal(r.cell_workload(cell(1e-4, 1441 * 65_536))) == ""
-    assert r.packed_refusal(r.cell_workload(cell(1e-4, 1441 * 65_537))) == "65,537 ledgers > 2^16"
+    assert r.packed_refusal(dl.cell_workload(cell(1e-4, 1441 * 65_536))) == ""
+    assert r.packed_refusal(dl.cell_workload(cell(1e-4, 1441 * 65_537))) == "65,537 ledgers > 2^16"
     rows = {row["design"]: row for row in r.size_cell(cell(1.0, 100_000), entropy=False)}
     assert rows["time-buckets-hier"]["refused"].startswith("entry id 99,999 >= 2^16")
     assert math.isnan(rows["time-buckets-hier"]["jvm_bytes"])
@@ -107,7 +107,7 @@ def test_entropy_estimate_of_a_fixed_delay_stream_by_hand():
     entropy is 0 (the phase is known): the estimator is not a lower bound here."""
     cell = {"delay": "fixed:2s", "pattern": "all", "rate_per_ms": 1.0, "tick_ms": 1000,
             "batch_size": 1, "messages": 1024, "entries_per_ledger": 50_000}  # fmt: skip
-    est = r.entropy_estimate(r.cell_workload(cell), 1000)
+    est = r.entropy_estimate(dl.cell_workload(cell), 1000)
     p = 96 / 1024
     h = -(p * math.log2(p) + (1 - p) * math.log2(1 - p))
     assert est["tracked"] == 1024

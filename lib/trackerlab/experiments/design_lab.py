@@ -106,12 +106,18 @@ class Matrix:
 
 
 def cell_workload(cell: dict[str, object]) -> Workload:
+    """The cell's stream; with its ledger size where the cell gives one
+    (``entries_per_ledger``: the realistic matrix's ledgers roll as the release rolls them)."""
+    ledger = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (  # type: ignore[arg-type]
+        "entries_per_ledger" in cell
+    ) else {}  # fmt: skip
     return Workload.from_options(
         int(cell["messages"]),  # type: ignore[arg-type]
         float(cell["rate_per_ms"]),  # type: ignore[arg-type]
         delay=str(cell["delay"]),
         pattern=str(cell["pattern"]),
         batch_size=int(cell["batch_size"]),  # type: ignore[arg-type]
+        **ledger,
     )
 
 

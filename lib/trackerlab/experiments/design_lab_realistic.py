@@ -189,18 +189,6 @@ def rollover_reference(
     return out
 
 
-def cell_workload(cell: dict[str, object]) -> Workload:
-    """The cell's stream with its ledger size (``entries_per_ledger``)."""
-    return Workload.from_options(
-        int(cell["messages"]),  # type: ignore[arg-type]
-        float(cell["rate_per_ms"]),  # type: ignore[arg-type]
-        delay=str(cell["delay"]),
-        pattern=str(cell["pattern"]),
-        batch_size=int(cell["batch_size"]),  # type: ignore[arg-type]
-        entries_per_ledger=int(cell["entries_per_ledger"]),  # type: ignore[arg-type]
-    )
-
-
 def packed_refusal(workload: Workload) -> str:
     """Why 32-bit packed positions cannot hold ``workload`` ('' when they can): an entry id
     of 2^16 or more, or more than 2^16 ledgers. O(1)."""
@@ -307,7 +295,7 @@ def size_cell(
     (as :func:`~trackerlab.experiments.design_lab.size_cell`, with the cell's ledger size),
     the counting floor and the entropy estimate. A design that cannot hold the workload gets
     ``refused`` and no bytes. O(messages) numpy."""
-    workload = cell_workload(cell)
+    workload = dl.cell_workload(cell)
     tick = int(cell["tick_ms"])  # type: ignore[arg-type]
     bits = precision_bits_for_tick(tick)
     totals, agg = bc.reduce_workload(workload, bits, tick)
@@ -413,7 +401,7 @@ def dispatch_memory(
     check_int("dispatch messages", messages, 1, MAX_DISPATCH_MESSAGES)
     check_int("sample interval (ms)", sample_ms, 1)
     tick = int(cell["tick_ms"])  # type: ignore[arg-type]
-    workload = cell_workload(cell)
+    workload = dl.cell_workload(cell)
     spec = DelaySpec.parse(str(cell["delay"]))
     columns = [(c.ledger, c.entry, c.deliver_at, c.publish_ms) for c in workload.chunks()]
     stream = list(
