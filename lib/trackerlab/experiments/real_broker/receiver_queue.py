@@ -136,11 +136,16 @@ def _subscriptions(admin_url: str, topic: str) -> set[str]:
         return set()
 
 
+def partition_topics(topic: str, partitions: int) -> list[str]:
+    """The topic's local names as the broker keeps them: itself, or ``<topic>-partition-<i>``."""
+    return [topic] if partitions == 1 else [f"{topic}-partition-{i}" for i in range(partitions)]
+
+
 def entries_in(admin_url: str, topic: str, partitions: int) -> int | None:
     """The entries the topic's ledgers hold (``numberOfEntries`` of its internal stats,
     summed over its partitions), or None: with :func:`messages_in`, how many messages the
     producer's batches put in an entry."""
-    names = [topic] if partitions == 1 else [f"{topic}-partition-{i}" for i in range(partitions)]
+    names = partition_topics(topic, partitions)
     total = 0
     for name in names:
         try:
@@ -268,7 +273,7 @@ def _start_row(row: QueueRow, topic: str, broker, perf: Path, built, run_dir: Pa
 def _subscribed(admin_url: str, topic: str, partitions: int) -> bool:
     """Both subscriptions on every partition (a partition consumer that subscribed after
     the producer's start would miss its first messages: the initial position is Latest)."""
-    names = [topic] if partitions == 1 else [f"{topic}-partition-{i}" for i in range(partitions)]
+    names = partition_topics(topic, partitions)
     return all(set(CLIENTS) <= _subscriptions(admin_url, name) for name in names)
 
 
@@ -326,8 +331,7 @@ def _stop_row(c: _RowClients) -> None:
 
 
 def _partition_names(topic: str, partitions: int) -> list[str]:
-    full = f"persistent://public/default/{topic}"
-    return [full] if partitions == 1 else [f"{full}-partition-{i}" for i in range(partitions)]
+    return [f"persistent://public/default/{t}" for t in partition_topics(topic, partitions)]
 
 
 def _consumer_label(name: str) -> str:
