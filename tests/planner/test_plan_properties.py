@@ -113,6 +113,17 @@ FOUND_WITH_SPLIT_PHASES = {
 }  # fmt: skip
 
 
+#: The draw that found the sparse limit: 1/s, 10% delayed over 100 ms to 7 d with 1 ms ticks
+#: leaves 30k lone entries among 605M keys, and a 4,096-key sample saw a few of them: fast was
+#: 52.6% below exact with a stated bound of 48.6%. The closed form now answers the sparse limit
+#: (``snapshot.SPARSE_ENTRIES_PER_KEY``): 0.13% off.
+FOUND_SPARSE = {
+    "rate": "1/s", "partitions": 1, "batch": 1, "delayed": "10%", "nacked": "0%",
+    "subscriptions": 1, "consumers": 1, "tick": "1ms", "nack_precision_bits": 0,
+    "ledger_min_rollover": "0", "pulsar_version": "4.2", "delay": "uniform:100ms:7d",
+}  # fmt: skip
+
+
 #: The largest exact snapshot the property test folds (entries): a random draw of 1 ms ticks
 #: over a day of 3k/s (86M single-entry buckets) took one worker past 21 GB; the found
 #: workload below holds 16M entries (about 60 s and 0.7 GB).
@@ -134,6 +145,7 @@ def _exact_entries(w: PlanWorkload, rows) -> float:
 @given(workloads(max_rate_per_s=3e3))
 @example(FOUND_BY_HYPOTHESIS)
 @example(FOUND_WITH_SPLIT_PHASES)
+@example(FOUND_SPARSE)
 def test_fast_is_within_its_bound_of_exact(raw):
     raw = {**raw, "pulsar_version": "4.2", "partitions": 1}
     try:

@@ -174,7 +174,21 @@ def fast_counts(
     rows_per_key = (stream.max_delay_ms / stream.ledger_ms + 2) * chunks
     budget = int(min(KEY_BUDGET, max(16, ROW_BUDGET / rows_per_key)))
     parts, error = [(np.zeros((0, 6), dtype=np.int64), 1.0)], 0.0
-    if last >= first:
+    crowding = _max_entries_per_key(stream, width)
+    if last >= first and crowding < SPARSE_ENTRIES_PER_KEY:
+        # the sparse limit: no key is likely to hold two entries, and a key sample would see
+        # a handful of lone entries at best (a 1/s, 1 ms, 7 d draw put 0-3 in 4,096 keys)
+        edges = 4 * EDGE_KEYS + 2  # the budget whose sample is the edge keys and two middle keys
+        parts, edge = _sampled(stream, first, last, width, edges, t, seed, layout)[::3]
+        lo, hi = first + edge * width, last + width - edge * width
+        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
+        if between >= 1:
+            alone = min(round(between), SPARSE_ROWS)
+            parts = [(_alone(lo, width, alone), between / alone), *parts[1:]]
+        else:
+            parts = [(np.zeros((0, 6), dtype=np.int64), 1.0), *parts[1:]]
+        error = crowding
+    elif last >= first:
         n_keys = (last - first) // width + 1
         parts, per_key, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
         # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
@@ -203,6 +217,20 @@ def fast_counts(
     counts = _weighted_counts(stream, parts, t, layout)
     counts.totals["error_bound_ppm"] = round(1.96 * error * 1e6)
     return counts, t
+
+
+#: The sparse limit: when the densest bucket expects fewer entries than this, every entry is
+#: taken to sit alone in its bucket and bitmap (:func:`_alone`), off by at most this share.
+SPARSE_ENTRIES_PER_KEY = 0.01
+#: Rows the sparse limit builds at most (each weighted to the closed form's count).
+SPARSE_ROWS = 100_000
+
+
+def _max_entries_per_key(stream: TrackedStream, width: int) -> float:
+    """The most entries one bucket expects: pending deliver-at times have the density
+    ``rate x share x P(delay > s)`` at ``s`` ahead, which is largest at the due edge, so no
+    bucket of ``width`` ms expects more than ``rate x share x width``. O(1)."""
+    return stream.entry_rate_per_ms * stream.share * width
 
 
 def _alone(first: int, width: int, n: int) -> np.ndarray:
