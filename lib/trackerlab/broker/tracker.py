@@ -1,0 +1,246 @@
+"""The proposal ``sorted-chunks`` as a real Pulsar tracker: ``tracker/`` (Java) built per release,
+and ``trackerlab.delayed.SizeCheck`` run on numpy arrays.
+
+``tracker/`` is a Maven project whose parent is the standalone's (``maven/pom.xml``: the same
+``pulsar-broker`` tree, RoaringBitmap at the release's version) and which adds JOL 0.17; it
+compiles ``trackerlab.delayed.{SortedChunksTracker, SortedChunksTrackerFactory, Chunk,
+ChunkCodec, SizeCheck}`` (/work/sorted-chunks-design.md) with the jvm-check harness's own
+``Measure`` and ``Reflect`` (not copied). :func:`build` runs, per release, into
+``$TRACKERLAB_CACHE/pulsar/sorted-chunks-<v>-<hash>``::
+
+    mvn -B -f broker/tracker/pom.xml -s jvmcheck/pulsar/maven/settings.xml \\
+        -Dpulsar.version=V -Dtrackerlab.build.dir=D compile dependency:build-classpath
+
+:func:`size_check` replays ``addMessage`` per message in a JVM of its own (with JOL's
+Instrumentation: :func:`trackerlab.jvmcheck.pulsar.harness.jvm_options`) and returns the JOL
+deep sizes of the index. Raises ``JavaMissing`` (no Java 17+) and ``MavenUnavailable`` (no
+``mvn``, no Central): the two "missing" kinds; a compile error is ``HarnessBuildFailed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trackerlab.broker import classpath
+from trackerlab.broker.versions import BrokerRelease, select_release
+from trackerlab.interrupts import die_with_parent
+from trackerlab.javacheck import java_executable, require_java
+from trackerlab.jvmcheck.pulsar import harness, maven
+from trackerlab.paths import cache_dir
+
+__all__ = [
+    "SIZE_CHECK_CLASS",
+    "TRACKER_DIR",
+    "IndexSize",
+    "SizeCheckFailed",
+    "SizeCheckResult",
+    "TrackerBuild",
+    "build",
+    "size_check",
+]
+
+TRACKER_DIR = Path(__file__).resolve().parent / "tracker"
+#: ``tracker/src/main/java/trackerlab/delayed/SizeCheck.java``.
+SIZE_CHECK_CLASS = "trackerlab.delayed.SizeCheck"
+#: The harness sources the tracker compiles (``tracker/pom.xml``'s includes).
+SHARED_SOURCES = ("Measure.java", "Reflect.java")
+#: Seconds one SizeCheck JVM may run.
+RUN_TIMEOUT_S = 1800
+
+
+class SizeCheckFailed(RuntimeError):
+    """SizeCheck exited badly or printed no result: one line naming its log."""
+
+
+@dataclass(frozen=True)
+class TrackerBuild:
+    """The compiled tracker classes and the release's jars (JOL among them)."""
+
+    version: str
+    classes: Path
+    jars: tuple[Path, ...]
+    seconds: float  # build time (0.0 when cached)
+
+    def entries(self) -> list[str]:
+        return [str(self.classes), *map(str, self.jars)]
+
+    def class_path(self) -> str:
+        return os.pathsep.join(self.entries())
+
+
+@dataclass(frozen=True)
+class IndexSize:
+    """One phase of SizeCheck: the index measured by JOL (bytes) and the tracker's counters."""
+
+    total_bytes: int  # GraphLayout of (TreeSet, probe, HashMap) together
+    treeset_bytes: int  # the TreeSet<Chunk> alone (chunks and their data included)
+    probe_bytes: int  # the probe Chunk alone
+    membership_bytes: int  # the HashMap<Long, bitmap> alone
+    buffer_memory_usage_bytes: int  # getBufferMemoryUsage()
+    delayed_messages: int  # getNumberOfDelayedMessages()
+    chunks: int
+    max_chunk_length_bytes: int  # largest Chunk.length
+    max_chunk_capacity_bytes: int  # largest Chunk.data.length
+    chunk_capacity_bytes: int  # sum of Chunk.data.length
+    classes: str  # JOL's class histogram of the three roots
+
+
+@dataclass(frozen=True)
+class SizeCheckResult:
+    """SizeCheck's output: after the adds, and after ``getScheduledMessages`` when asked."""
+
+    jol_details: str
+    tracked: int  # addMessage returned true (re-adds included)
+    refused: int  # addMessage returned false (deliver now)
+    added: IndexSize
+    scheduled: IndexSize | None
+    positions: tuple[tuple[int, int], ...] | None  # (ledger, entry) in the returned set's order
+    seconds: float
+
+
+def _sources() -> list[Path]:
+    harness_dir = maven.MAVEN_DIR / "src" / "main" / "java" / "trackerlab" / "pulsar"
+    own = sorted((TRACKER_DIR / "src").rglob("*.java"))
+    return [TRACKER_DIR / "pom.xml", classpath.MAVEN_DIR / "pom.xml", maven.SETTINGS, *own] + [
+        harness_dir / name for name in SHARED_SOURCES
+    ]
+
+
+def build_dir(release: BrokerRelease) -> Path:
+    """``$TRACKERLAB_CACHE/pulsar/sorted-chunks-<version>-<hash of poms and sources>``."""
+    digest = hashlib.sha256(repr(sorted(release.maven_properties().items())).encode())
+    for path in _sources():
+        digest.update(str(path.relative_to(TRACKER_DIR.parent.parent)).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return cache_dir() / "pulsar" / f"sorted-chunks-{release.version}-{digest.hexdigest()[:12]}"
+
+
+def _cached(release: BrokerRelease, target: Path) -> TrackerBuild | None:
+    jars = classpath.listed_jars(target / "classpath.txt")
+    if not (target / "classes").is_dir() or jars is None:
+        return None
+    return TrackerBuild(release.version, target / "classes", jars, 0.0)
+
+
+def build(version: str | BrokerRelease | None = None) -> TrackerBuild:
+    """Compile ``tracker/`` against a release (reused while poms and sources are unchanged).
+    Raises ``MavenUnavailable`` (no ``mvn``, no Central) or ``HarnessBuildFailed`` (a compile
+    error: a defect, never a skip). O(build) once, O(jars) when cached."""
+    release = version if isinstance(version, BrokerRelease) else select_release(version)
+    target = build_dir(release)
+    found = _cached(release, target)
+    if found is not None:
+        return found
+    t0 = time.perf_counter()
+    goals = ["compile", "dependency:build-classpath"]
+    classpath.maven_into(target, "sorted-chunks", TRACKER_DIR / "pom.xml", goals, release)
+    found = _cached(release, target)
+    if found is None:
+        log = target.parent / f"maven-sorted-chunks-{release.version}.log"
+        raise maven.HarnessBuildFailed(f"Maven left no tracker build for {release.version} ({log})")
+    return TrackerBuild(release.version, found.classes, found.jars, time.perf_counter() - t0)
+
+
+def _write_messages(
+    path: Path, ledger: np.ndarray, entry: np.ndarray, deliver_at_ms: np.ndarray, now_ms: np.ndarray
+) -> int:
+    """SizeCheck's input: four big-endian longs per message. O(messages)."""
+    arrays = [np.asarray(a, dtype=np.int64).ravel() for a in (ledger, entry, deliver_at_ms, now_ms)]
+    n = arrays[0].size
+    if any(a.size != n for a in arrays):
+        raise ValueError(f"ledger, entry, deliver_at_ms and now_ms differ in length: "
+                         f"{[a.size for a in arrays]}")  # fmt: skip
+    rows = np.empty((n, 4), dtype=">i8")
+    for i, a in enumerate(arrays):
+        rows[:, i] = a
+    path.write_bytes(rows.tobytes())
+    return n
+
+
+def _index_size(fields: dict[str, list[str]]) -> IndexSize:
+    size, buf, count, chunks = fields["size"], fields["buffer"], fields["count"], fields["chunks"]
+    return IndexSize(
+        int(size[0]), int(size[1]), int(size[2]), int(size[3]), int(buf[0]), int(count[0]),
+        int(chunks[0]), int(chunks[1]), int(chunks[2]), int(chunks[3]),
+        fields.get("classes", [""])[0],
+    )  # fmt: skip
+
+
+def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
+    """SizeCheck's tab-separated lines (see ``SizeCheck.java``). O(lines)."""
+    if not lines or not lines[0].startswith("jvm\t"):
+        raise SizeCheckFailed("SizeCheck printed no 'jvm' line")
+    phases: dict[str, dict[str, list[str]]] = {"add": {}, "scheduled": {}}
+    tracked = refused = 0
+    positions: list[tuple[int, int]] = []
+    for line in lines[1:]:
+        f = line.split("\t")
+        if f[0] == "added":
+            tracked, refused = int(f[1]), int(f[2])
+        elif f[0] == "position":
+            positions.append((int(f[1]), int(f[2])))
+        elif f[0] in ("size", "buffer", "count", "chunks", "classes"):
+            phases[f[1]][f[0]] = f[2:]
+    scheduled = _index_size(phases["scheduled"]) if phases["scheduled"] else None
+    return SizeCheckResult(
+        lines[0].split("\t", 1)[1], tracked, refused, _index_size(phases["add"]), scheduled,
+        tuple(positions) if scheduled is not None else None, seconds,
+    )  # fmt: skip
+
+
+def size_check(
+    built: TrackerBuild,
+    ledger: np.ndarray,
+    entry: np.ndarray,
+    deliver_at_ms: np.ndarray,
+    now_ms: np.ndarray,
+    tick_ms: int = 1000,
+    strict: bool = False,
+    scheduled: tuple[int, int] | None = None,
+    positions: bool = True,
+) -> SizeCheckResult:
+    """Replay ``addMessage(ledger, entry, deliverAt)`` per message (the clock at ``now_ms``) on
+    a ``SortedChunksTracker`` and measure its index with JOL; ``scheduled=(n, now_ms)`` then
+    runs ``getScheduledMessages(n)`` at ``now_ms`` and measures again. O(messages) in one JVM.
+    Raises ``JavaMissing`` or :class:`SizeCheckFailed`."""
+    require_java()
+    java = java_executable() or "java"
+    logs = cache_dir() / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log = logs / f"sorted-chunks-{built.version}-{os.getpid()}.log"
+    with tempfile.TemporaryDirectory(prefix="trackerlab-sorted-chunks-") as tmp:
+        data = Path(tmp) / "messages.bin"
+        _write_messages(data, ledger, entry, deliver_at_ms, now_ms)
+        args = [str(data), str(int(tick_ms)), "true" if strict else "false"]
+        if scheduled is not None:
+            args += [str(int(scheduled[0])), str(int(scheduled[1]))]
+            if positions:
+                args.append("--positions")
+        cmd = [java, *harness.jvm_options(), "-cp", built.class_path(), SIZE_CHECK_CLASS, *args]
+        t0 = time.perf_counter()
+        with open(log, "wb") as err:
+            proc = subprocess.Popen(
+                cmd, stdout=subprocess.PIPE, stderr=err, preexec_fn=die_with_parent
+            )
+            try:
+                out, _ = proc.communicate(timeout=RUN_TIMEOUT_S)
+            except BaseException:  # timeout or Ctrl-C: the JVM is stopped by its PID
+                proc.kill()
+                proc.wait()
+                raise
+    seconds = time.perf_counter() - t0
+    if proc.returncode != 0:
+        first = log.read_text(errors="replace").strip().splitlines()
+        raise SizeCheckFailed(
+            f"SizeCheck exited with {proc.returncode}: {first[-1] if first else 'no output'} "
+            f"(log: {log})"
+        )
+    return parse_output(out.decode("utf-8", errors="replace").splitlines(), seconds)

@@ -1,0 +1,405 @@
+package trackerlab.delayed;
+
+import io.netty.util.Timer;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import org.apache.bookkeeper.mledger.Position;
+import org.apache.bookkeeper.mledger.PositionFactory;
+import org.apache.pulsar.broker.delayed.AbstractDelayedDeliveryTracker;
+import org.apache.pulsar.broker.service.persistent.AbstractPersistentDispatcherMultipleConsumers;
+import org.roaringbitmap.RoaringBitmap;
+import org.roaringbitmap.longlong.Roaring64Bitmap;
+
+/**
+ * The proposal {@code sorted-chunks} (issue 27; /work/sorted-chunks-design.md): a delayed
+ * delivery index that is one sorted sequence of bounded, delta-coded {@link Chunk}s keyed by
+ * {@code (tickKey, ledgerId, entryId)}, {@code tickKey = deliverAt >> bits},
+ * {@code bits = floor(log2(tickTimeMillis))} (the tick given to the constructor; fixed, as
+ * InMemoryDelayedDeliveryTracker.java:86 at v4.2.4 fixes its precision bits).
+ *
+ * <p>Object graph (what SizeCheck measures): {@code TreeSet<Chunk> chunks} ordered by the
+ * chunks' first keys, one {@code Chunk probe} (data null) reused for every lookup, and
+ * {@code HashMap<Long, Object> membership}, ledgerId to a {@code RoaringBitmap} of its entry
+ * ids, switched to a {@code Roaring64Bitmap} for good (until it empties) when an entry id
+ * &gt;= 2^32 arrives in that ledger.
+ *
+ * <p>Timing: {@code getCutoffTime()} of AbstractDelayedDeliveryTracker.java:85-87 at v4.2.4
+ * ({@code now}, or {@code now + tick} when not strict); {@code addMessage} refuses
+ * {@code deliverAt < 0 || deliverAt <= cutoff} (as InMemoryDelayedDeliveryTracker.java:120);
+ * a position is due when {@code tickKey << bits <= cutoff}. This is the design's rule, not
+ * InMemory 4.2.4's: 4.2.4 rounds strict delivery times UP and checks
+ * {@code cutoff - 2^bits + 1} when not strict (InMemoryDelayedDeliveryTracker.java:163-174);
+ * here, as in the design, the key is always rounded down and compared with the cutoff.
+ *
+ * <p>Add: a position already in {@code membership} returns true and counts nothing. A key
+ * above the last key of the last chunk is appended to the last chunk (the append path);
+ * every other key goes to {@code floor(probe(k))} (the first chunk when there is none): that
+ * chunk's unread positions are decoded, k inserted, and the chunk re-encoded (exact capacity,
+ * consumed prefix dropped). Append path, in this order (the simplest reading of the design,
+ * stated): (1) the token fits behind {@code readOffset + length}: written in place; (2) else
+ * {@code length + token > 4096}: split; (3) else {@code data} is reallocated to the smallest
+ * power of two &gt;= 32 holding {@code length + token} (a doubling when nothing was
+ * consumed) and the unread bytes are copied to offset 0. A split re-encodes the unread
+ * positions plus the new one into {@code count/2} (this object) and {@code count - count/2}
+ * (a new chunk) positions, each with exact capacity. runOptimize rule: on the append path,
+ * when the new position's ledger differs from the last chunk's last ledger and that ledger has
+ * no bitmap yet, the last ledger's bitmap gets {@code runOptimize()}.
+ *
+ * <p>{@link #getBufferMemoryUsage()} = sum over chunks of {@code (72 + 16 + data.length)}
+ * + {@code 40} per TreeSet node + the bitmaps' {@code getLongSizeInBytes()} (the design's
+ * formula, as stated; the JOL size of a Chunk object is 80 B, not 72).
+ *
+ * <p>{@link #shouldPauseAllDeliveries()}: InMemory 4.2.4's fixed-delay detection
+ * (InMemoryDelayedDeliveryTracker.java:121, 144, 180-186, 255-258, 300-306), with the
+ * lookahead of {@code delayedDeliveryFixedDelayDetectionLookahead}. {@link #clear()} resets
+ * neither that state nor the timer, as InMemoryDelayedDeliveryTracker.java:270-274.
+ *
+ * <p>Not thread-safe, as InMemoryDelayedDeliveryTracker: the dispatcher serializes calls.
+ * The dispatcher may be null outside a broker while debug logging is off: the abstract class
+ * reads it only in debug logs and in {@code run(Timeout)} (AbstractDelayedDeliveryTracker.java:
+ * 155, 166, 183-185 at v4.2.4).
+ */
+public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
+    /** TreeSet node bytes in the buffer metric (TreeMap.Entry: 12 + 5 refs + boolean, padded). */
+    static final long TREE_NODE_BYTES = 40;
+    /** Chunk bytes in the buffer metric, as the design states them. */
+    static final long CHUNK_METRIC_BYTES = 72;
+    /** byte[] header bytes in the buffer metric. */
+    static final long ARRAY_HEADER_BYTES = 16;
+    private static final long INT_RANGE = 1L << 32;
+
+    private final TreeSet<Chunk> chunks = new TreeSet<>();
+    private final Chunk probe = new Chunk();
+    private final HashMap<Long, Object> membership = new HashMap<>();
+    private final int bits;
+    private final long fixedDelayDetectionLookahead;
+    private long delayedMessages;
+    private long highestDeliveryTimeTracked;
+    private boolean messagesHaveFixedDelay = true;
+
+    public SortedChunksTracker(AbstractPersistentDispatcherMultipleConsumers dispatcher, Timer timer,
+                               long tickTimeMillis, Clock clock, boolean isDelayedDeliveryDeliverAtTimeStrict,
+                               long fixedDelayDetectionLookahead) {
+        super(dispatcher, timer, tickTimeMillis, clock, isDelayedDeliveryDeliverAtTimeStrict);
+        this.bits = precisionBits(tickTimeMillis);
+        this.fixedDelayDetectionLookahead = fixedDelayDetectionLookahead;
+    }
+
+    /** {@code floor(log2(tick))} for tick &gt;= 1, else 0 (the rule of
+     * InMemoryDelayedDeliveryTracker.java:99-106 at v4.2.4). */
+    static int precisionBits(long tickTimeMillis) {
+        return tickTimeMillis > 0 ? 63 - Long.numberOfLeadingZeros(tickTimeMillis) : 0;
+    }
+
+    int bits() {
+        return bits;
+    }
+
+    // ------------------------------------------------------------------ add
+
+    @Override
+    public boolean addMessage(long ledgerId, long entryId, long deliverAt) {
+        if (deliverAt < 0 || deliverAt <= getCutoffTime()) {
+            messagesHaveFixedDelay = false;
+            return false;
+        }
+        if (ledgerId < 0 || entryId < 0) {
+            throw new IllegalArgumentException("sorted-chunks: negative position " + ledgerId + ":"
+                    + entryId);
+        }
+        if (!containsMessage(ledgerId, entryId)) {
+            insert(deliverAt >> bits, ledgerId, entryId);
+            mark(ledgerId, entryId);
+            delayedMessages++;
+        }
+        updateTimer();
+        checkAndUpdateHighest(deliverAt);
+        return true;
+    }
+
+    private void checkAndUpdateHighest(long deliverAt) {
+        if (deliverAt < highestDeliveryTimeTracked - tickTimeMillis) {
+            messagesHaveFixedDelay = false;
+        }
+        highestDeliveryTimeTracked = Math.max(highestDeliveryTimeTracked, deliverAt);
+    }
+
+    private void insert(long t, long l, long e) {
+        if (chunks.isEmpty()) {
+            chunks.add(Chunk.single(t, l, e));
+            return;
+        }
+        Chunk last = chunks.last();
+        if (Chunk.compareKeys(t, l, e, last.lastTick, last.lastLedger, last.lastEntry) > 0) {
+            append(last, t, l, e);
+            return;
+        }
+        probe.firstTick = t;
+        probe.firstLedger = l;
+        probe.firstEntry = e;
+        Chunk c = chunks.floor(probe);
+        rewrite(c != null ? c : chunks.first(), t, l, e);
+    }
+
+    private void append(Chunk c, long t, long l, long e) {
+        int token = ChunkCodec.tokenLength(c.lastTick, c.lastLedger, c.lastEntry, t, l, e);
+        if (l != c.lastLedger && !membership.containsKey(l)) {
+            runOptimize(membership.get(c.lastLedger));
+        }
+        int end = c.readOffset + c.length;
+        if (end + token <= c.data.length) {
+            ChunkCodec.putToken(c.data, end, c.lastTick, c.lastLedger, c.lastEntry, t, l, e);
+            c.length += token;
+        } else if (c.length + token > Chunk.MAX_BYTES) {
+            rewrite(c, t, l, e);
+            return;
+        } else {
+            byte[] data = new byte[ChunkCodec.capacityFor(c.length + token)];
+            System.arraycopy(c.data, c.readOffset, data, 0, c.length);
+            ChunkCodec.putToken(data, c.length, c.lastTick, c.lastLedger, c.lastEntry, t, l, e);
+            c.data = data;
+            c.readOffset = 0;
+            c.length += token;
+        }
+        c.lastTick = t;
+        c.lastLedger = l;
+        c.lastEntry = e;
+        c.count++;
+    }
+
+    /** Decode c, insert (t, l, e) in order, re-encode; split in two when above 4096 bytes. */
+    private void rewrite(Chunk c, long t, long l, long e) {
+        int n = c.count + 1;
+        long[] ts = new long[n];
+        long[] ls = new long[n];
+        long[] es = new long[n];
+        ChunkCodec.decode(c, ts, ls, es);
+        int at = c.count;
+        while (at > 0 && Chunk.compareKeys(ts[at - 1], ls[at - 1], es[at - 1], t, l, e) > 0) {
+            ts[at] = ts[at - 1];
+            ls[at] = ls[at - 1];
+            es[at] = es[at - 1];
+            at--;
+        }
+        ts[at] = t;
+        ls[at] = l;
+        es[at] = e;
+        int length = ChunkCodec.encodedLength(ts, ls, es, 0, n);
+        if (length <= Chunk.MAX_BYTES) {
+            ChunkCodec.encodeInto(c, ts, ls, es, 0, n, length);
+            return;
+        }
+        int half = n / 2;
+        int firstLength = ChunkCodec.encodedLength(ts, ls, es, 0, half);
+        int secondLength = ChunkCodec.encodedLength(ts, ls, es, half, n);
+        Chunk second = new Chunk();
+        ChunkCodec.encodeInto(second, ts, ls, es, half, n, secondLength);
+        ChunkCodec.encodeInto(c, ts, ls, es, 0, half, firstLength);
+        chunks.add(second);
+    }
+
+    // ------------------------------------------------------------------ membership
+
+    /** Whether the position is tracked (not yet dispatched). O(1) hash + bitmap. Not in
+     * 4.2.4's interface. */
+    public boolean containsMessage(long ledgerId, long entryId) {
+        Object bitmap = membership.get(ledgerId);
+        if (bitmap == null || entryId < 0) {
+            return false;
+        }
+        if (bitmap instanceof RoaringBitmap) {
+            return entryId < INT_RANGE && ((RoaringBitmap) bitmap).contains((int) entryId);
+        }
+        return ((Roaring64Bitmap) bitmap).contains(entryId);
+    }
+
+    private void mark(long ledgerId, long entryId) {
+        Object bitmap = membership.get(ledgerId);
+        if (entryId >= INT_RANGE) {
+            Roaring64Bitmap wide;
+            if (bitmap instanceof Roaring64Bitmap) {
+                wide = (Roaring64Bitmap) bitmap;
+            } else {
+                wide = new Roaring64Bitmap();
+                if (bitmap != null) {
+                    for (int v : (RoaringBitmap) bitmap) {
+                        wide.addLong(Integer.toUnsignedLong(v));
+                    }
+                }
+                membership.put(ledgerId, wide);
+            }
+            wide.addLong(entryId);
+        } else if (bitmap instanceof Roaring64Bitmap) {
+            ((Roaring64Bitmap) bitmap).addLong(entryId);
+        } else {
+            RoaringBitmap narrow = (RoaringBitmap) bitmap;
+            if (narrow == null) {
+                narrow = new RoaringBitmap();
+                membership.put(ledgerId, narrow);
+            }
+            narrow.add((int) entryId);
+        }
+    }
+
+    private void unmark(long ledgerId, long entryId) {
+        Object bitmap = membership.get(ledgerId);
+        boolean empty;
+        if (bitmap instanceof RoaringBitmap) {
+            RoaringBitmap narrow = (RoaringBitmap) bitmap;
+            narrow.remove((int) entryId);
+            empty = narrow.isEmpty();
+        } else {
+            Roaring64Bitmap wide = (Roaring64Bitmap) bitmap;
+            wide.removeLong(entryId);
+            empty = wide.isEmpty();
+        }
+        if (empty) {
+            membership.remove(ledgerId);
+        }
+    }
+
+    private static void runOptimize(Object bitmap) {
+        if (bitmap instanceof RoaringBitmap) {
+            ((RoaringBitmap) bitmap).runOptimize();
+        } else if (bitmap instanceof Roaring64Bitmap) {
+            ((Roaring64Bitmap) bitmap).runOptimize();
+        }
+    }
+
+    private static long bitmapBytes(Object bitmap) {
+        return bitmap instanceof RoaringBitmap ? ((RoaringBitmap) bitmap).getLongSizeInBytes()
+                : ((Roaring64Bitmap) bitmap).getLongSizeInBytes();
+    }
+
+    // ------------------------------------------------------------------ dispatch
+
+    private boolean due(Chunk c, long cutoff) {
+        return (c.firstTick << bits) <= cutoff;
+    }
+
+    @Override
+    public boolean hasMessageAvailable() {
+        boolean available = !chunks.isEmpty() && due(chunks.first(), getCutoffTime());
+        if (!available) {
+            updateTimer(); // as InMemoryDelayedDeliveryTracker.java:195-197 at v4.2.4
+        }
+        return available;
+    }
+
+    @Override
+    public NavigableSet<Position> getScheduledMessages(int maxMessages) {
+        int n = maxMessages;
+        NavigableSet<Position> positions = new TreeSet<>();
+        long cutoff = getCutoffTime();
+        long[] key = new long[3];
+        while (n > 0 && !chunks.isEmpty()) {
+            Chunk c = chunks.first();
+            if (!due(c, cutoff)) {
+                break;
+            }
+            positions.add(PositionFactory.create(c.firstLedger, c.firstEntry));
+            unmark(c.firstLedger, c.firstEntry);
+            delayedMessages--;
+            n--;
+            if (c.count == 1) {
+                chunks.pollFirst();
+                continue;
+            }
+            key[0] = c.firstTick;
+            key[1] = c.firstLedger;
+            key[2] = c.firstEntry;
+            int off = ChunkCodec.readToken(c.data, c.readOffset, key);
+            c.length -= off - c.readOffset;
+            c.readOffset = off;
+            c.firstTick = key[0];
+            c.firstLedger = key[1];
+            c.firstEntry = key[2];
+            c.count--;
+        }
+        if (chunks.isEmpty()) { // as InMemoryDelayedDeliveryTracker.java:255-258 at v4.2.4
+            highestDeliveryTimeTracked = 0;
+            messagesHaveFixedDelay = true;
+        }
+        updateTimer();
+        return positions;
+    }
+
+    @Override
+    protected long nextDeliveryTime() {
+        return chunks.first().firstTick << bits;
+    }
+
+    @Override
+    public long getNumberOfDelayedMessages() {
+        return delayedMessages;
+    }
+
+    /** The design's metric (class Javadoc). Walks the chunks with {@code higher()} and the
+     * bitmaps with {@code forEach}: iterating a TreeSet or {@code HashMap.values()} would cache
+     * a view object inside the measured graph (TreeMap.navigableKeySet, HashMap.values), so
+     * the JOL size would depend on whether the metric was read. O(chunks log chunks +
+     * ledgers). */
+    @Override
+    public long getBufferMemoryUsage() {
+        long total = 0;
+        for (Chunk c = chunks.isEmpty() ? null : chunks.first(); c != null; c = chunks.higher(c)) {
+            total += CHUNK_METRIC_BYTES + ARRAY_HEADER_BYTES + c.data.length + TREE_NODE_BYTES;
+        }
+        long[] bitmaps = {0};
+        membership.forEach((ledger, bitmap) -> bitmaps[0] += bitmapBytes(bitmap));
+        return total + bitmaps[0];
+    }
+
+    @Override
+    public boolean shouldPauseAllDeliveries() {
+        return fixedDelayDetectionLookahead > 0
+                && messagesHaveFixedDelay
+                && getNumberOfDelayedMessages() >= fixedDelayDetectionLookahead
+                && !hasMessageAvailable();
+    }
+
+    @Override
+    public CompletableFuture<Void> clear() {
+        chunks.clear();
+        membership.clear();
+        delayedMessages = 0;
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void close() {
+        super.close();
+    }
+
+    // ------------------------------------------------------------------ for SizeCheck
+
+    NavigableSet<Chunk> index() {
+        return chunks;
+    }
+
+    Chunk probe() {
+        return probe;
+    }
+
+    Map<Long, Object> membership() {
+        return membership;
+    }
+
+    /** Debug: {chunks, largest length, largest data capacity, total data capacity}; no view
+     * objects are created (see {@link #getBufferMemoryUsage()}). */
+    public long[] chunkStats() {
+        long maxLength = 0;
+        long maxCapacity = 0;
+        long capacity = 0;
+        for (Chunk c = chunks.isEmpty() ? null : chunks.first(); c != null; c = chunks.higher(c)) {
+            maxLength = Math.max(maxLength, c.length);
+            maxCapacity = Math.max(maxCapacity, c.data.length);
+            capacity += c.data.length;
+        }
+        return new long[] {chunks.size(), maxLength, maxCapacity, capacity};
+    }
+}
