@@ -24,6 +24,7 @@ import os
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +92,11 @@ class IndexSize:
     max_chunk_capacity_bytes: int  # largest Chunk.data.length
     chunk_capacity_bytes: int  # sum of Chunk.data.length
     classes: str  # JOL's class histogram of the three roots
+    #: ``chunks=True``: (first tick, ledger, entry, last tick, ledger, entry, count, length
+    #: bytes, read offset bytes, capacity bytes) per chunk, in index order
+    chunk_rows: tuple[tuple[int, ...], ...] = ()
+    #: ``contains=...``: (ledger, entry, containsMessage) per position asked
+    contains: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -165,12 +171,15 @@ def _write_messages(
     return n
 
 
-def _index_size(fields: dict[str, list[str]]) -> IndexSize:
-    size, buf, count, chunks = fields["size"], fields["buffer"], fields["count"], fields["chunks"]
+def _index_size(fields: dict[str, list[list[str]]]) -> IndexSize:
+    size, buf, count = fields["size"][0], fields["buffer"][0], fields["count"][0]
+    chunks = fields["chunks"][0]
     return IndexSize(
         int(size[0]), int(size[1]), int(size[2]), int(size[3]), int(buf[0]), int(count[0]),
         int(chunks[0]), int(chunks[1]), int(chunks[2]), int(chunks[3]),
-        fields.get("classes", [""])[0],
+        fields.get("classes", [[""]])[0][0],
+        tuple(tuple(int(v) for v in row) for row in fields.get("chunk", [])),
+        tuple((int(r[0]), int(r[1]), r[2] == "true") for r in fields.get("contains", [])),
     )  # fmt: skip
 
 
@@ -178,7 +187,7 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
     """SizeCheck's tab-separated lines (see ``SizeCheck.java``). O(lines)."""
     if not lines or not lines[0].startswith("jvm\t"):
         raise SizeCheckFailed("SizeCheck printed no 'jvm' line")
-    phases: dict[str, dict[str, list[str]]] = {"add": {}, "scheduled": {}}
+    phases: dict[str, dict[str, list[list[str]]]] = {"add": {}, "scheduled": {}}
     tracked = refused = 0
     positions: list[tuple[int, int]] = []
     for line in lines[1:]:
@@ -187,8 +196,8 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
             tracked, refused = int(f[1]), int(f[2])
         elif f[0] == "position":
             positions.append((int(f[1]), int(f[2])))
-        elif f[0] in ("size", "buffer", "count", "chunks", "classes"):
-            phases[f[1]][f[0]] = f[2:]
+        elif f[0] in ("size", "buffer", "count", "chunks", "classes", "chunk", "contains"):
+            phases[f[1]].setdefault(f[0], []).append(f[2:])
     scheduled = _index_size(phases["scheduled"]) if phases["scheduled"] else None
     return SizeCheckResult(
         lines[0].split("\t", 1)[1], tracked, refused, _index_size(phases["add"]), scheduled,
@@ -206,11 +215,15 @@ def size_check(
     strict: bool = False,
     scheduled: tuple[int, int] | None = None,
     positions: bool = True,
+    chunks: bool = False,
+    contains: Sequence[tuple[int, int]] = (),
 ) -> SizeCheckResult:
     """Replay ``addMessage(ledger, entry, deliverAt)`` per message (the clock at ``now_ms``) on
     a ``SortedChunksTracker`` and measure its index with JOL; ``scheduled=(n, now_ms)`` then
-    runs ``getScheduledMessages(n)`` at ``now_ms`` and measures again. O(messages) in one JVM.
-    Raises ``JavaMissing`` or :class:`SizeCheckFailed`."""
+    runs ``getScheduledMessages(n)`` at ``now_ms`` and measures again (``positions``: what it
+    returned). ``chunks``: every chunk's fields per phase; ``contains``: ``containsMessage`` of
+    these positions per phase. O(messages) in one JVM. Raises ``JavaMissing`` or
+    :class:`SizeCheckFailed` (exit 4: a message outside the design's stated limits)."""
     require_java()
     java = java_executable() or "java"
     logs = cache_dir() / "logs"
@@ -224,6 +237,10 @@ def size_check(
             args += [str(int(scheduled[0])), str(int(scheduled[1]))]
             if positions:
                 args.append("--positions")
+        if chunks:
+            args.append("--chunks")
+        if contains:
+            args.append("--contains=" + ",".join(f"{int(led)}:{int(ent)}" for led, ent in contains))
         cmd = [java, *harness.jvm_options(), "-cp", built.class_path(), SIZE_CHECK_CLASS, *args]
         t0 = time.perf_counter()
         with open(log, "wb") as err:

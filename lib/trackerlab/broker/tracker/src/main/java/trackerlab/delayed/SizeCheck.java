@@ -12,7 +12,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.List;
 import java.util.NavigableSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +26,8 @@ import trackerlab.pulsar.MeasureAccess;
  * Replays {@code addMessage} on a {@link SortedChunksTracker} and prints the JOL deep size of its
  * index. Usage:
  * <pre>
- *   SizeCheck FILE TICK_MS STRICT [SCHEDULED_N NOW_MS] [--positions]
+ *   SizeCheck FILE TICK_MS STRICT [SCHEDULED_N NOW_MS] [--positions] [--chunks]
+ *             [--contains=LEDGER:ENTRY,...]
  * </pre>
  * FILE holds big-endian longs, four per message: ledgerId, entryId, deliverAt (ms), now (ms).
  * The tracker gets a null dispatcher (AbstractDelayedDeliveryTracker reads it only in debug
@@ -32,16 +35,20 @@ import trackerlab.pulsar.MeasureAccess;
  * the fixed-delay lookahead is 50000 (ServiceConfiguration.java:424 at v4.2.4; it does not
  * change the index). With SCHEDULED_N, {@code getScheduledMessages(SCHEDULED_N)} runs at
  * NOW_MS after the replay and the index is measured again; {@code --positions} prints what it
- * returned, in the returned set's order.
+ * returned, in the returned set's order; {@code --chunks} prints every chunk of each phase in
+ * index order; {@code --contains} asks {@code containsMessage} for each position in each phase.
  *
  * <p>Output, tab-separated: {@code jvm DETAILS}, {@code added TRACKED REFUSED}, then per phase
  * ({@code add}, {@code scheduled}): {@code size PHASE TOTAL TREESET PROBE MEMBERSHIP} (JOL
  * GraphLayout totalSize in bytes: the three roots together, then each alone),
  * {@code buffer PHASE BYTES} (getBufferMemoryUsage), {@code count PHASE N}
  * (getNumberOfDelayedMessages), {@code chunks PHASE CHUNKS MAX_LENGTH MAX_CAPACITY
- * CAPACITY_SUM}, {@code classes PHASE HISTOGRAM}; and {@code scheduled N} with
- * {@code position LEDGER ENTRY} lines. Refuses to run without Instrumentation (exit 3); bad
- * arguments: one line on stderr, exit 2.
+ * CAPACITY_SUM}, {@code classes PHASE HISTOGRAM}, with {@code --chunks}
+ * {@code chunk PHASE FIRST_TICK FIRST_LEDGER FIRST_ENTRY LAST_TICK LAST_LEDGER LAST_ENTRY COUNT
+ * LENGTH READ_OFFSET CAPACITY}, with {@code --contains} {@code contains PHASE LEDGER ENTRY
+ * true|false}; and {@code scheduled N} with {@code position LEDGER ENTRY} lines. Refuses to run without Instrumentation (exit 3); bad
+ * arguments: one line on stderr, exit 2; a message outside the design's stated limits (a
+ * negative id, a delta of 2^62 or more): one line, exit 4.
  */
 public final class SizeCheck {
     private SizeCheck() {
@@ -134,16 +141,28 @@ public final class SizeCheck {
 
     public static void main(String[] args) throws Exception {
         boolean positions = false;
-        java.util.List<String> rest = new java.util.ArrayList<>();
+        List<String> rest = new ArrayList<>();
+        List<long[]> contains = new ArrayList<>();
         for (String a : args) {
             if (a.equals("--positions")) {
                 positions = true;
+            } else if (a.equals("--chunks")) {
+                listChunks = true;
+            } else if (a.startsWith("--contains=")) {
+                for (String pair : a.substring("--contains=".length()).split(",")) {
+                    String[] le = pair.split(":");
+                    if (le.length != 2) {
+                        usage("--contains takes LEDGER:ENTRY pairs separated by commas, got " + pair);
+                    }
+                    contains.add(new long[] {parseLong(le[0], "LEDGER", 0), parseLong(le[1], "ENTRY", 0)});
+                }
             } else {
                 rest.add(a);
             }
         }
         if (rest.size() != 3 && rest.size() != 5) {
-            usage("usage: SizeCheck FILE TICK_MS STRICT [SCHEDULED_N NOW_MS] [--positions]");
+            usage("usage: SizeCheck FILE TICK_MS STRICT [SCHEDULED_N NOW_MS] [--positions] [--chunks] "
+                    + "[--contains=LEDGER:ENTRY,...]");
         }
         long tick = parseLong(rest.get(1), "TICK_MS", 1);
         String strictText = rest.get(2);
@@ -187,7 +206,15 @@ public final class SizeCheck {
                 long entry = in.readLong();
                 long deliverAt = in.readLong();
                 clock.now = in.readLong();
-                if (tracker.addMessage(ledger, entry, deliverAt)) {
+                boolean kept;
+                try {
+                    kept = tracker.addMessage(ledger, entry, deliverAt);
+                } catch (IllegalArgumentException e) {
+                    System.err.println("message " + (tracked + refused) + ": " + e.getMessage());
+                    System.exit(4);
+                    return;
+                }
+                if (kept) {
                     tracked++;
                 } else {
                     refused++;
@@ -199,7 +226,7 @@ public final class SizeCheck {
             usage("FILE cannot be read: " + e.getMessage());
         }
         System.out.println("added\t" + tracked + "\t" + refused);
-        report("add", tracker);
+        report("add", tracker, contains);
         if (scheduled >= 0) {
             clock.now = scheduleAt;
             NavigableSet<Position> out = tracker.getScheduledMessages((int) scheduled);
@@ -209,12 +236,14 @@ public final class SizeCheck {
                     System.out.println("position\t" + p.getLedgerId() + "\t" + p.getEntryId());
                 }
             }
-            report("scheduled", tracker);
+            report("scheduled", tracker, contains);
         }
         tracker.close();
     }
 
-    private static void report(String phase, SortedChunksTracker tracker) {
+    private static boolean listChunks;
+
+    private static void report(String phase, SortedChunksTracker tracker, List<long[]> contains) {
         Object set = tracker.index();
         Object probe = tracker.probe();
         Object map = tracker.membership();
@@ -228,5 +257,17 @@ public final class SizeCheck {
         long[] s = tracker.chunkStats();
         System.out.println("chunks\t" + phase + "\t" + s[0] + "\t" + s[1] + "\t" + s[2] + "\t" + s[3]);
         System.out.println("classes\t" + phase + "\t" + MeasureAccess.classes(all));
+        if (listChunks) {
+            NavigableSet<Chunk> index = tracker.index();
+            for (Chunk c = index.isEmpty() ? null : index.first(); c != null; c = index.higher(c)) {
+                System.out.println("chunk\t" + phase + "\t" + c.firstTick + "\t" + c.firstLedger + "\t"
+                        + c.firstEntry + "\t" + c.lastTick + "\t" + c.lastLedger + "\t" + c.lastEntry
+                        + "\t" + c.count + "\t" + c.length + "\t" + c.readOffset + "\t" + c.data.length);
+            }
+        }
+        for (long[] p : contains) {
+            System.out.println("contains\t" + phase + "\t" + p[0] + "\t" + p[1] + "\t"
+                    + tracker.containsMessage(p[0], p[1]));
+        }
     }
 }
