@@ -186,6 +186,23 @@ def test_chunks_stay_within_4096_bytes_and_dispatch_in_key_order(tracker_build):
     assert r.scheduled.max_chunk_length_bytes <= 4096
 
 
+def test_an_append_after_a_dispatch_compacts_the_unread_bytes(tracker_build):
+    """The append path's third case (SortedChunksTracker's Javadoc). Ledger 1, entries 0..32
+    at 5200 ms (tick 10): the first in the fields, 32 one-byte tokens (gap 1 -> varint(4)):
+    length 32 = capacity 32. Dispatch 5 at now 4200 (cutoff 5200 >= 10 << 9 = 5120): first
+    (10,1,5), readOffset 5, length 27. Append (20,1,33) at 10300 ms: token varint(10<<2|2),
+    varint(zigzag(0)), varint(33) = 3 B; 5 + 27 + 3 > 32 and 27 + 3 <= 4096, so data becomes
+    the smallest power of two >= 32 holding 30 B (32), the 27 unread bytes copied to 0."""
+    rows = [(1, e, 5200, 0) for e in range(33)]
+    r0 = _run(tracker_build, rows, chunks=True)
+    assert r0.added.chunk_rows == ((10, 1, 0, 10, 1, 32, 33, 32, 0, 32),)
+    rows += [(tracker.DISPATCH, 5, 0, 4200), (1, 33, 10_300, 4200)]
+    r = _run(tracker_build, rows, chunks=True)
+    assert r.steps == ((5, ((1, 0), (1, 1), (1, 2), (1, 3), (1, 4))),)
+    assert r.added.chunk_rows == ((10, 1, 5, 20, 1, 33, 29, 30, 0, 32),)
+    assert r.added.treeset_bytes == 248  # 16 + 48 + 40 + 16 + Chunk 80 + byte[32] 48
+
+
 def test_run_optimize_when_an_append_starts_a_new_ledger(tracker_build):
     """Ledger 1's ids 0..999 in order, then ledger 2: the append that starts ledger 2 runs
     runOptimize() on ledger 1's bitmap (one run, not an array of 1000 ids); ledger 2's single

@@ -38,6 +38,7 @@ from trackerlab.jvmcheck.pulsar import harness, maven
 from trackerlab.paths import cache_dir
 
 __all__ = [
+    "DISPATCH",
     "SIZE_CHECK_CLASS",
     "TRACKER_DIR",
     "IndexSize",
@@ -53,6 +54,8 @@ TRACKER_DIR = Path(__file__).resolve().parent / "tracker"
 SIZE_CHECK_CLASS = "trackerlab.delayed.SizeCheck"
 #: The harness sources the tracker compiles (``tracker/pom.xml``'s includes).
 SHARED_SOURCES = ("Measure.java", "Reflect.java")
+#: The ledger id of a dispatch row: ``getScheduledMessages(entry)`` at the row's ``now_ms``.
+DISPATCH = -1
 #: Seconds one SizeCheck JVM may run.
 RUN_TIMEOUT_S = 1800
 
@@ -110,6 +113,9 @@ class SizeCheckResult:
     scheduled: IndexSize | None
     positions: tuple[tuple[int, int], ...] | None  # (ledger, entry) in the returned set's order
     seconds: float
+    #: dispatch rows (ledger :data:`DISPATCH`), in order: (how many getScheduledMessages
+    #: returned, the positions when asked)
+    steps: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = ()
 
 
 def _sources() -> list[Path]:
@@ -190,9 +196,15 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
     phases: dict[str, dict[str, list[list[str]]]] = {"add": {}, "scheduled": {}}
     tracked = refused = 0
     positions: list[tuple[int, int]] = []
+    step_counts: list[int] = []
+    step_positions: dict[int, list[tuple[int, int]]] = {}
     for line in lines[1:]:
         f = line.split("\t")
-        if f[0] == "added":
+        if f[0] == "step":
+            step_counts.append(int(f[2]))
+        elif f[0] == "stepposition":
+            step_positions.setdefault(int(f[1]), []).append((int(f[2]), int(f[3])))
+        elif f[0] == "added":
             tracked, refused = int(f[1]), int(f[2])
         elif f[0] == "position":
             positions.append((int(f[1]), int(f[2])))
@@ -202,6 +214,7 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
     return SizeCheckResult(
         lines[0].split("\t", 1)[1], tracked, refused, _index_size(phases["add"]), scheduled,
         tuple(positions) if scheduled is not None else None, seconds,
+        tuple((c, tuple(step_positions.get(k, ()))) for k, c in enumerate(step_counts)),
     )  # fmt: skip
 
 
@@ -219,7 +232,9 @@ def size_check(
     contains: Sequence[tuple[int, int]] = (),
 ) -> SizeCheckResult:
     """Replay ``addMessage(ledger, entry, deliverAt)`` per message (the clock at ``now_ms``) on
-    a ``SortedChunksTracker`` and measure its index with JOL; ``scheduled=(n, now_ms)`` then
+    a ``SortedChunksTracker`` and measure its index with JOL (a row whose ledger is
+    :data:`DISPATCH` runs ``getScheduledMessages(entry)`` at its ``now_ms`` instead, in
+    order: :attr:`SizeCheckResult.steps`); ``scheduled=(n, now_ms)`` then
     runs ``getScheduledMessages(n)`` at ``now_ms`` and measures again (``positions``: what it
     returned). ``chunks``: every chunk's fields per phase; ``contains``: ``containsMessage`` of
     these positions per phase. O(messages) in one JVM. Raises ``JavaMissing`` or
@@ -235,8 +250,8 @@ def size_check(
         args = [str(data), str(int(tick_ms)), "true" if strict else "false"]
         if scheduled is not None:
             args += [str(int(scheduled[0])), str(int(scheduled[1]))]
-            if positions:
-                args.append("--positions")
+        if positions:
+            args.append("--positions")
         if chunks:
             args.append("--chunks")
         if contains:

@@ -30,6 +30,10 @@ import trackerlab.pulsar.MeasureAccess;
  *             [--contains=LEDGER:ENTRY,...]
  * </pre>
  * FILE holds big-endian longs, four per message: ledgerId, entryId, deliverAt (ms), now (ms).
+ * A row whose ledgerId is -1 is a dispatch: {@code getScheduledMessages(entryId)} at its now
+ * (deliverAt ignored), printed as {@code step K COUNT} and, with {@code --positions},
+ * {@code stepposition K LEDGER ENTRY} lines (K counts dispatch rows from 0); so add and
+ * dispatch can interleave as in a broker.
  * The tracker gets a null dispatcher (AbstractDelayedDeliveryTracker reads it only in debug
  * logs and in the timer's run), a no-op {@link Timer} and a clock set to each message's now;
  * the fixed-delay lookahead is 50000 (ServiceConfiguration.java:424 at v4.2.4; it does not
@@ -51,6 +55,9 @@ import trackerlab.pulsar.MeasureAccess;
  * negative id, a delta of 2^62 or more): one line, exit 4.
  */
 public final class SizeCheck {
+    /** The ledger id of a dispatch row (no real ledger id is negative). */
+    static final long DISPATCH = -1;
+
     private SizeCheck() {
     }
 
@@ -194,6 +201,7 @@ public final class SizeCheck {
                 strict, 50_000);
         long tracked = 0;
         long refused = 0;
+        long steps = 0;
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(
                 new FileInputStream(rest.get(0)), 1 << 16))) {
             while (true) {
@@ -206,6 +214,21 @@ public final class SizeCheck {
                 long entry = in.readLong();
                 long deliverAt = in.readLong();
                 clock.now = in.readLong();
+                if (ledger == DISPATCH) {
+                    if (entry < 0 || entry > Integer.MAX_VALUE) {
+                        usage("a dispatch row's count must be in [0, 2^31), got " + entry);
+                    }
+                    NavigableSet<Position> out = tracker.getScheduledMessages((int) entry);
+                    System.out.println("step\t" + steps + "\t" + out.size());
+                    if (positions) {
+                        for (Position p : out) {
+                            System.out.println("stepposition\t" + steps + "\t" + p.getLedgerId() + "\t"
+                                    + p.getEntryId());
+                        }
+                    }
+                    steps++;
+                    continue;
+                }
                 boolean kept;
                 try {
                     kept = tracker.addMessage(ledger, entry, deliverAt);
