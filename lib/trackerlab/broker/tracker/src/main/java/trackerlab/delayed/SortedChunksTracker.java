@@ -41,7 +41,8 @@ import org.roaringbitmap.longlong.Roaring64Bitmap;
  * chunk's unread positions are decoded, k inserted, and the chunk re-encoded (exact capacity,
  * consumed prefix dropped). Append path, in this order (the simplest reading of the design,
  * stated): (1) the token fits behind {@code readOffset + length}: written in place; (2) else
- * {@code length + token > 4096}: split; (3) else {@code data} is reallocated to the smallest
+ * {@code length + token > 4096}: a new chunk holding k alone follows it (the full chunk
+ * stays full, so in-order traffic never leaves half-empty chunks); (3) else {@code data} is reallocated to the smallest
  * power of two &gt;= 32 holding {@code length + token} (a doubling when nothing was
  * consumed) and the unread bytes are copied to offset 0. A split re-encodes the unread
  * positions plus the new one into {@code count/2} (this object) and {@code count - count/2}
@@ -155,8 +156,8 @@ public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
             ChunkCodec.putToken(c.data, end, c.lastTick, c.lastLedger, c.lastEntry, t, l, e);
             c.length += token;
         } else if (c.length + token > Chunk.MAX_BYTES) {
-            rewrite(c, t, l, e);
-            return;
+            chunks.add(Chunk.single(t, l, e)); // a full chunk stays full: in-order traffic
+            return;                            // never leaves half-empty chunks behind
         } else {
             byte[] data = new byte[ChunkCodec.capacityFor(c.length + token)];
             System.arraycopy(c.data, c.readOffset, data, 0, c.length);
