@@ -15,6 +15,7 @@ through ``deliver_at`` and ``remove``. The fixed-delay detection
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass
 
 
 class NaiveDelayedIndex:
@@ -78,12 +79,74 @@ class NaiveDelayedIndex:
         """``clear()``: no messages; the fixed-delay detection is left as it was."""
         self.heap.clear()
 
+    def should_pause(self, lookahead: int, available: bool) -> bool:
+        """``shouldPauseAllDeliveries()`` of the in-memory trackers
+        (InMemoryDelayedDeliveryTracker.java:300 at v4.2.4, :175 at v4.0.8): a lookahead, all
+        delays fixed so far, at least ``lookahead`` messages and nothing available."""
+        return lookahead > 0 and self.fixed_delay and len(self) >= lookahead and not available
+
     def _reset_when_empty(self) -> None:
         if not self.heap:
             self.fixed_delay, self.highest_tracked = True, 0
 
     def __len__(self) -> int:
         return len(self.heap)
+
+
+@dataclass(frozen=True)
+class DeliveryWindow:
+    """When a tracker hands a message out, relative to its ``deliverAt`` ``t``: it is keyed
+    under ``key(t)`` and is available once ``key(t) <= bucket_cutoff(now)``. So it may go out
+    at most ``early_ms`` before ``t`` and, when ``getScheduledMessages`` is not limited by
+    ``n``, it is left behind at most ``late_ms`` after ``t``. ``getCutoffTime()`` is
+    ``now`` when strict, else ``now + tick`` (AbstractDelayedDeliveryTracker.java:86 at
+    v4.2.4, :81 at v4.0.8)."""
+
+    tick_ms: int
+    strict: bool
+    mask: int  # key(t) = t & ~mask, rounded up first when ``round_up``
+    round_up: bool
+    cutoff_back_ms: int  # bucket_cutoff(now) = getCutoffTime() - cutoff_back_ms
+    early_ms: int
+    late_ms: int
+
+    def cutoff(self, now_ms: int) -> int:
+        return now_ms if self.strict else now_ms + self.tick_ms
+
+    def key(self, deliver_at: int) -> int:
+        return (deliver_at + self.mask if self.round_up else deliver_at) & ~self.mask
+
+    def available(self, deliver_at: int, now_ms: int) -> bool:
+        return self.key(deliver_at) <= self.cutoff(now_ms) - self.cutoff_back_ms
+
+    @classmethod
+    def exact(cls, tick_ms: int, strict: bool) -> DeliveryWindow:
+        """``deliverAt`` kept exactly, available once ``deliverAt <= getCutoffTime()``: the
+        triple heap (InMemoryDelayedDeliveryTracker.java:83, :108, :122 at v4.0.8) and PIP-195
+        (MutableBucket.java:230, BucketDelayedDeliveryTracker.java:411, :583, :646 at v4.2.4).
+        Early by up to the tick when not strict, never late."""
+        return cls(tick_ms, strict, 0, False, 0, 0 if strict else tick_ms, 0)
+
+    @classmethod
+    def trimmed(cls, tick_ms: int, strict: bool, bits: int) -> DeliveryWindow:
+        """Variant a of #23611 (the design lab's proposals, models/proposals/base.py): key
+        ``trimLowerBit(t, bits)`` due at the cutoff, so up to ``tick + 2^bits - 1`` ms early
+        (``2^bits - 1`` strict), never late."""
+        mask = (1 << bits) - 1
+        return cls(tick_ms, strict, mask, False, 0, (0 if strict else tick_ms) + mask, 0)
+
+    @classmethod
+    def rounded(cls, tick_ms: int, strict: bool) -> DeliveryWindow:
+        """InMemoryDelayedDeliveryTracker at v4.2.4 (#23611 with its later fix): precision
+        ``p = 2^floor(log2 tick)``; not strict, the key is ``trimLowerBit(t)`` and a bucket is
+        due once its last millisecond is within the cutoff (``getBucketCutoffTime() =
+        getCutoffTime() - p + 1``, :172-173): at most a tick early, never late; strict, the
+        key is ``t`` rounded up to ``p`` (:163-169) and due at ``now``: never early, up to
+        ``p - 1`` ms late."""
+        p = 1 << (max(tick_ms, 1).bit_length() - 1)
+        if strict:
+            return cls(tick_ms, True, p - 1, True, 0, 0, p - 1)
+        return cls(tick_ms, False, p - 1, False, p - 1, tick_ms, 0)
 
 
 class NaiveTopicDelayedIndex:

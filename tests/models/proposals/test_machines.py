@@ -10,24 +10,24 @@ from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
 
 
 class FlatMachine(ProposalMachine):
-    def make(self, tick, strict, delay):
+    def make(self, tick, strict, delay, lookahead=0):
         return FlatBucketTracker(tick, strict)
 
 
 class SealedMachine(ProposalMachine):
     fixed_delay = True
 
-    def make(self, tick, strict, delay):
+    def make(self, tick, strict, delay, lookahead=0):
         return SealedBucketTracker(tick, strict, fixed_delay_ms=delay)
 
 
 class AdaptiveMachine(ProposalMachine):
-    def make(self, tick, strict, delay):
+    def make(self, tick, strict, delay, lookahead=0):
         return AdaptiveBucketTracker(tick, strict)
 
 
 class HierMachine(ProposalMachine):
-    def make(self, tick, strict, delay):
+    def make(self, tick, strict, delay, lookahead=0):
         return HierBucketTracker(tick, strict)
 
 
