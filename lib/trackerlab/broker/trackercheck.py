@@ -45,12 +45,15 @@ __all__ = [
     "CHECK_DIR",
     "DRIVER_CLASS",
     "KINDS",
+    "PULSAR_TESTS",
     "DriverFailed",
     "JavaTracker",
     "JmhSettings",
+    "PulsarTestRun",
     "TrackerBuild",
     "TrackerDriver",
     "build",
+    "pulsar_tests",
     "run_jmh",
     "running_driver",
 ]
@@ -317,10 +320,13 @@ def run_jmh(
     one row per benchmark and kind: p50, p99, p99.9 and mean latency (ns), samples, allocation
     (bytes per op). JMH's JVM and its fork run in one session, stopped by PID."""
     settings = settings or JmhSettings()
+    bad = [k for k in kinds if k not in KINDS] + [b for b in benchmarks if b not in BENCHMARKS]
+    if bad or not kinds:
+        raise ValueError(
+            f"kinds must be among {', '.join(KINDS)} and benchmarks among "
+            f"{', '.join(BENCHMARKS)}; got {', '.join(bad) or 'no kinds'}"
+        )
     built = build(version)
-    bad = [k for k in kinds if k not in KINDS]
-    if bad:
-        raise ValueError(f"kinds must be among {', '.join(KINDS)}, got {', '.join(bad)}")
     with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
         out = Path(tmp) / "jmh.json"
         pattern = "TrackerBench\\.(" + "|".join(benchmarks) + ")$"
@@ -339,6 +345,66 @@ def run_jmh(
             text = (Path(tmp) / "jmh.log").read_text(errors="replace").strip().splitlines()
             raise DriverFailed(f"JMH exited {proc.returncode}: {text[-1] if text else 'no output'}")
         return [_row(r, built.version) for r in json.loads(out.read_text())]
+
+
+#: Pulsar's own tracker tests in ``pulsar-broker-V-tests.jar`` (TestNG).
+PULSAR_TESTS = (
+    "org.apache.pulsar.broker.delayed.InMemoryDeliveryTrackerTest",
+    "org.apache.pulsar.broker.delayed.bucket.BucketDelayedDeliveryTrackerTest",
+)
+
+
+@dataclass(frozen=True)
+class PulsarTestRun:
+    """TestNG's counts from ``testng-results.xml`` and the run's wall time."""
+
+    version: str
+    classes: tuple[str, ...]
+    total: int
+    passed: int
+    failed: int
+    skipped: int
+    seconds: float
+    failures: tuple[str, ...]  # class.method of each failure
+
+
+def pulsar_tests(
+    version: str | None = None, classes: tuple[str, ...] = PULSAR_TESTS, timeout_s: float = 1800.0
+) -> PulsarTestRun:
+    """Run Pulsar's own TestNG tracker tests of a release against its real classes:
+    ``java -cp <profile pulsar-tests> org.testng.TestNG -testclass C1,C2 -d OUT``."""
+    import xml.etree.ElementTree as ET
+
+    built = build(version, tests=True)
+    with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
+        out = Path(tmp) / "testng"
+        args = [
+            _java(), "-cp", built.class_path(), "org.testng.TestNG",
+            "-testclass", ",".join(classes), "-d", str(out),
+        ]  # fmt: skip
+        t0 = time.monotonic()
+        proc = _start(args, Path(tmp) / "testng.log")
+        try:
+            assert proc.stdout is not None
+            proc.stdout.read()
+            proc.wait(timeout=timeout_s)
+        finally:
+            _stop(proc)
+        seconds = time.monotonic() - t0
+        results = out / "testng-results.xml"
+        if not results.is_file():
+            raise DriverFailed(f"TestNG exited {proc.returncode} and wrote no testng-results.xml")
+        root = ET.parse(results).getroot()
+        failures = tuple(
+            f"{c.get('name')}.{m.get('name')}"
+            for c in root.iter("class")
+            for m in c.iter("test-method")
+            if m.get("status") == "FAIL"
+        )
+    return PulsarTestRun(
+        built.version, classes, int(root.get("total", 0)), int(root.get("passed", 0)),
+        int(root.get("failed", 0)), int(root.get("skipped", 0)), seconds, failures,
+    )  # fmt: skip
 
 
 def _row(result: dict, version: str) -> dict[str, object]:
