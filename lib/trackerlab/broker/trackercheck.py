@@ -46,6 +46,7 @@ __all__ = [
     "DRIVER_CLASS",
     "KINDS",
     "PULSAR_TESTS",
+    "SORTED_CHUNKS_TESTS",
     "DriverFailed",
     "JavaTracker",
     "JmhSettings",
@@ -98,31 +99,36 @@ def _sources() -> list[Path]:
     return [CHECK_DIR / "pom.xml", classpath.MAVEN_DIR / "pom.xml", maven.SETTINGS, *own, *tracker]
 
 
-def build_dir(release: BrokerRelease) -> Path:
-    """``$TRACKERLAB_CACHE/pulsar/tracker-check-<version>-<hash of poms and sources>``."""
+def _prefix(tests: bool) -> str:
+    return "tracker-check-tests" if tests else "tracker-check"
+
+
+def build_dir(release: BrokerRelease, tests: bool = False) -> Path:
+    """``$TRACKERLAB_CACHE/pulsar/tracker-check[-tests]-<version>-<hash of poms, sources>``."""
     digest = hashlib.sha256(repr(sorted(release.maven_properties().items())).encode())
     for path in _sources():
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return cache_dir() / "pulsar" / f"tracker-check-{release.version}-{digest.hexdigest()[:12]}"
+    return cache_dir() / "pulsar" / f"{_prefix(tests)}-{release.version}-{digest.hexdigest()[:12]}"
 
 
-def build(version: str | BrokerRelease | None = None) -> TrackerBuild:
+def build(version: str | BrokerRelease | None = None, tests: bool = False) -> TrackerBuild:
     """Compile the driver and benchmarks against a release (reused while poms and sources are
-    unchanged). Raises ``MavenUnavailable`` (no ``mvn``, no Central) or ``HarnessBuildFailed``
-    (a compile error: a defect, never a skip)."""
+    unchanged); ``tests``: with profile ``pulsar-tests`` (Pulsar's test-jar, TestNG and
+    Awaitility on the class path). Raises ``MavenUnavailable`` (no ``mvn``, no Central, an
+    artifact not served) or ``HarnessBuildFailed`` (a compile error: a defect, never a skip)."""
     release = version if isinstance(version, BrokerRelease) else select_release(version)
-    target = build_dir(release)
+    target = build_dir(release, tests)
     jars = classpath.listed_jars(target / "classpath.txt")
     if (target / "classes").is_dir() and jars is not None:
         return TrackerBuild(release.version, target / "classes", jars, 0.0)
     t0 = time.perf_counter()
-    goals = ["compile", "dependency:build-classpath"]
-    classpath.maven_into(target, "tracker-check", CHECK_DIR / "pom.xml", goals, release)
+    goals = [*(["-P", "pulsar-tests"] if tests else []), "compile", "dependency:build-classpath"]
+    classpath.maven_into(target, _prefix(tests), CHECK_DIR / "pom.xml", goals, release)
     jars = classpath.listed_jars(target / "classpath.txt")
     if not (target / "classes").is_dir() or jars is None:
-        log = target.parent / f"maven-tracker-check-{release.version}.log"
+        log = target.parent / f"maven-{_prefix(tests)}-{release.version}.log"
         raise maven.HarnessBuildFailed(
-            f"Maven left no tracker-check build for {release.version} ({log})"
+            f"Maven left no {_prefix(tests)} build for {release.version} ({log})"
         )
     return TrackerBuild(release.version, target / "classes", jars, time.perf_counter() - t0)
 
@@ -352,6 +358,9 @@ PULSAR_TESTS = (
     "org.apache.pulsar.broker.delayed.InMemoryDeliveryTrackerTest",
     "org.apache.pulsar.broker.delayed.bucket.BucketDelayedDeliveryTrackerTest",
 )
+#: Pulsar's tracker-agnostic tests (AbstractDeliveryTrackerTest) on SortedChunksTracker
+#: (``src/pulsartests/java``: our data provider only; skipped while the class is absent).
+SORTED_CHUNKS_TESTS = ("trackerlab.trackercheck.SortedChunksDeliveryTrackerTest",)
 
 
 @dataclass(frozen=True)
@@ -369,17 +378,21 @@ class PulsarTestRun:
 
 
 def pulsar_tests(
-    version: str | None = None, classes: tuple[str, ...] = PULSAR_TESTS, timeout_s: float = 1800.0
-) -> PulsarTestRun:
+    version: str | None = None, classes: tuple[str, ...] = PULSAR_TESTS,
+    timeout_s: float = 1800.0, adapter_kind: str | None = None,
+) -> PulsarTestRun:  # fmt: skip
     """Run Pulsar's own TestNG tracker tests of a release against its real classes:
-    ``java -cp <profile pulsar-tests> org.testng.TestNG -testclass C1,C2 -d OUT``."""
+    ``java -cp <profile pulsar-tests> org.testng.TestNG -testclass C1,C2 -d OUT``;
+    ``adapter_kind``: the kind :data:`SORTED_CHUNKS_TESTS` builds (``in-memory`` checks the
+    adapter on Pulsar's own class)."""
     import xml.etree.ElementTree as ET
 
     built = build(version, tests=True)
     with tempfile.TemporaryDirectory(dir=cache_dir()) as tmp:
         out = Path(tmp) / "testng"
         args = [
-            _java(), "-cp", built.class_path(), "org.testng.TestNG",
+            _java(), *([f"-Dtrackerlab.adapter.kind={adapter_kind}"] if adapter_kind else []),
+            "-cp", built.class_path(), "org.testng.TestNG",
             "-testclass", ",".join(classes), "-d", str(out),
         ]  # fmt: skip
         t0 = time.monotonic()
