@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * for a tracker kind of {@link Trackers} at the broker's defaults (tick 1000 ms, not strict).
  *
  * <p>The stream: positions in publish order, a ledger rolls over every 50,000 entries
- * (managedLedgerMaxEntriesPerLedger's default, ServiceConfiguration.java at v4.2.4), the clock
+ * (managedLedgerMaxEntriesPerLedger's default, ServiceConfiguration.java:2444 at v4.2.4), the clock
  * moves 1 ms every 10 messages (10k msg/s).
  * <ul>
  *   <li>{@code addInOrder}: deliverAt = now + 60 s (a fixed delay: in order);
