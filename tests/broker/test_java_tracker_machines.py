@@ -53,7 +53,7 @@ class JavaMachine(DelayedTrackerMachine):
     options: ClassVar[dict[str, int]] = {}
 
     def make(self, tick, strict, delay, lookahead):
-        extra = {"lookahead": lookahead} if self.kind == "in-memory" else {}
+        extra = {"lookahead": lookahead} if self.kind in ("in-memory", "sorted-chunks") else {}
         return _DRIVERS[self.version].new(self.kind, tick, strict, **extra, **self.options)
 
 
@@ -105,14 +105,17 @@ class Pip195Snapshots(Pip195Memory):
 
 
 class SortedChunks(JavaMachine):
-    """The project's own tracker (trackerlab.delayed.SortedChunksTracker), when compiled in.
-    Its window is assumed exact (TODO: confirm against its source once it lands)."""
+    """The project's own tracker (trackerlab.delayed.SortedChunksTracker): due when
+    ``tickKey << bits <= cutoff`` with ``bits = floor(log2 tick)``, the proposals' trimmed
+    window (SortedChunksTracker.java's class comment; the design lab's variant a), and
+    InMemory 4.2.4's fixed-delay pause."""
 
     kind = "sorted-chunks"
     checks_contains = True
+    checks_pause = True
 
     def window(self, tick, strict):
-        return DeliveryWindow.exact(tick, strict)
+        return DeliveryWindow.trimmed(tick, strict, max(tick, 1).bit_length() - 1)
 
 
 TestTimeBuckets424 = TimeBuckets424.TestCase
@@ -121,21 +124,19 @@ TestHeap408 = Heap408.TestCase
 TestHeap408Fixed = Heap408Fixed.TestCase
 TestPip195Memory = Pip195Memory.TestCase
 TestPip195Snapshots = Pip195Snapshots.TestCase
+TestSortedChunks = SortedChunks.TestCase
 MACHINES = [
     TestTimeBuckets424, TestTimeBuckets424Fixed, TestHeap408, TestHeap408Fixed,
-    TestPip195Memory, TestPip195Snapshots,
+    TestPip195Memory, TestPip195Snapshots, TestSortedChunks,
 ]  # fmt: skip
-# The project's tracker: add ``TestSortedChunks = SortedChunks.TestCase`` to MACHINES below
-# once trackerlab.delayed.SortedChunksTracker is on the class path (test_sorted_chunks_present).
 for _case in MACHINES:
     _case.settings = SETTINGS
 del _case
 
 
 def test_sorted_chunks_present():
-    """Whether the build compiled the project's own tracker in; skips until it does."""
-    if not trackercheck.build("4.2.4").has_sorted_chunks():
-        pytest.skip("trackerlab.delayed.SortedChunksTracker is not in broker/tracker/ yet")
+    """The build compiled the project's own tracker in (``broker/tracker/``)."""
+    assert trackercheck.build("4.2.4").has_sorted_chunks(), "broker/tracker/ was not compiled in"
     assert _DRIVERS["4.2.4"].request("sorted-chunks") == "true"
 
 

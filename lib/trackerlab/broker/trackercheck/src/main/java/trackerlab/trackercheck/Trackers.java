@@ -25,7 +25,8 @@ import org.apache.pulsar.broker.service.persistent.AbstractPersistentDispatcherM
  *   <li>{@code bucket}: PIP-195's BucketDelayedDeliveryTracker, with {@link MemorySnapshotStorage}
  *       and a mocked ManagedCursor whose cursor properties live in a map;
  *   <li>{@code sorted-chunks}: trackerlab.delayed.SortedChunksTracker, loaded by name when it is
- *       on the class path (constructor (dispatcher, Timer, long tick, Clock, boolean strict)).
+ *       on the class path (constructor (dispatcher, Timer, long tick, Clock, boolean strict, long
+ *       fixedDelayDetectionLookahead), as InMemoryDelayedDeliveryTracker's).
  * </ul>
  */
 public final class Trackers {
@@ -120,8 +121,9 @@ public final class Trackers {
                     throw new IllegalArgumentException(SORTED_CHUNKS + " is not on the class path");
                 }
                 Constructor<?> c = cls.getConstructor(AbstractPersistentDispatcherMultipleConsumers.class,
-                        Timer.class, long.class, Clock.class, boolean.class);
-                return (DelayedDeliveryTracker) c.newInstance(dispatcher, timer, tickMs, clock, strict);
+                        Timer.class, long.class, Clock.class, boolean.class, long.class);
+                return (DelayedDeliveryTracker) c.newInstance(dispatcher, timer, tickMs, clock, strict,
+                        o.lookahead);
             }
             default:
                 throw new IllegalArgumentException("kind must be in-memory, bucket or sorted-chunks, got " + kind);
