@@ -1,0 +1,62 @@
+"""``trackerlab broker run trackers --smoke`` on a real broker (4.2.4's time buckets, 1,000
+msg/s for 30 s of uniform 0-1h delays; about 90 s with the broker's start). Run it under
+``flock /tmp/trackerlab-broker.lock``. Skips only when Java, ``mvn`` or Maven Central is
+missing.
+
+Checked against independent figures: the whole-graph walk (``TrackerGraph``, JOL's
+``VM.sizeOf`` per object) against JOL's own ``GraphLayout`` of the index alone (the graph holds
+the index plus the tracker's few fields); the tracker's count against the broker's
+``msgDelayed``; the metric (Σ ``Roaring64Bitmap.getLongSizeInBytes``, the serialized size) at
+most the index's heap; the GC log's young pauses freed no more than the broker's threads
+allocated (``ThreadMXBean``)."""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+
+from tests.broker.conftest import running_brokers
+from tests.conftest import run_cli
+
+
+def test_smoke_time_buckets(tmp_path, available):
+    before = set(running_brokers())
+    out = tmp_path / "out"
+    r = run_cli("broker", "run", "trackers", "--smoke", "--out", str(out), timeout=600)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert set(running_brokers()) == before, "broker run left a broker running"
+    stem = out / "trackers-time-buckets-uniform-0-1h-smoke"
+    summary = pq.read_table(f"{stem}.parquet")
+    meta = json.loads(summary.schema.metadata[b"trackerlab"])
+    assert meta["experiment"] == "trackers" and meta["tracker"]["version"] == "4.2.4"
+    row = summary.to_pylist()[0]
+    samples = pq.read_table(f"{stem}-samples.parquet").to_pandas()
+    gc = pq.read_table(f"{stem}-gc.parquet").to_pandas()
+    pub = samples[samples.phase == "publish"]
+    assert len(pub) >= 3
+    # every message is delayed 0-1h: after 30 s almost all are pending (under 1% came due)
+    assert 0.95 * 30_000 <= row["pending_entries"] <= 30_100
+    for s in pub.itertuples():
+        assert s.tracker_class == "InMemoryDelayedDeliveryTracker"
+        # the graph holds the index (JOL GraphLayout, walked apart) plus a few fields
+        assert s.jol_index_bytes <= s.jol_bytes <= s.jol_index_bytes + 16_384, s
+        # msgDelayed is read after the walks: at most 2 s of 1,000/s later (measured: 848)
+        assert -50 <= s.msg_delayed - s.tracker_entries <= 2_000, s
+        # the serialized size of the bitmaps: under their heap, above 1 B per entry
+        assert s.tracker_entries < s.metric_index_bytes < s.jol_index_bytes, s
+    # 1 s buckets over an hour: up to 3,600 maps and bitmaps; per entry between 16 B and 2 KiB
+    assert 16 < row["jol_bytes_per_entry"] < 2048
+    # GC: pauses logged, each freeing no more than it held
+    assert len(gc) > 0 and (gc.before_bytes >= gc.after_bytes - 2**20).all()
+    last = samples.iloc[-1]
+    young = gc[(gc.kind.str.startswith("Pause Young")) & (gc.t_s <= last.jvm_uptime_ms / 1000)]
+    freed = int((young.before_bytes - young.after_bytes).sum())
+    # threads that ended took their counts with them: allow 64 MiB
+    assert freed <= last.alloc_bytes + 64 * 2**20, (freed, last.alloc_bytes)
+    assert row["alloc_bytes_per_s"] > 0
+    assert samples.alloc_bytes.is_monotonic_increasing or samples.alloc_bytes.iloc[-1] > 0
+    # the reconnect and the unload: the tracker rebuilt within the wait
+    assert 0 <= row["reconnect_ms"] < 180_000
+    assert 0 < row["rebuild_ms"] < 180_000
+    assert 0 <= row["machine_busy_share"] <= 1
