@@ -16,7 +16,8 @@ comes due). Phases:
    recorded too (``reconnect_ms``), then a sample;
 3. ``unload``: the admin API's ``PUT .../unload``; the tracker's count
    (``getNumberOfDelayedMessages()``, polled every 0.2 s) is then followed until it is back to
-   :data:`REBUILT` of its count just before the unload: the rebuild time. A sample then.
+   :data:`REBUILT` of its count just before the unload, or has stopped growing for
+   :data:`STALL_S` (:func:`_rebuild`): the rebuild time. A sample then.
 
 A sample: JOL live bytes of the whole tracker object graph (``BrokerHost measure ... graph``:
 ``TrackerGraph.java`` lists what is excluded: the dispatcher, the cursor, the snapshot storage,
@@ -70,6 +71,8 @@ DEFAULT_PAUSE_S = 10.0
 #: The rebuild is over when the count is back to this share of its count before the unload
 #: (messages come due meanwhile; the dispatcher skips entries already due when it reads).
 REBUILT = 0.99
+#: ... or when the count has not grown for this long (the last growth ends the rebuild).
+STALL_S = 3.0
 #: Seconds to wait for the rebuild before recording it as not done (NaN).
 REBUILD_TIMEOUT_S = 180.0
 
@@ -135,6 +138,8 @@ class TrackersRun:
     count_before_unload: int
     reconnect_ms: float
     count_before_disconnect: int
+    count_reconnected: int
+    count_rebuilt: int
     start_seconds: float
     run_seconds: float
     sent: int
@@ -201,16 +206,26 @@ class _Sampler:
         return row
 
 
-def _rebuild(client, topic: str, sub: str, before: int, timeout_s: float) -> float:
-    """Milliseconds from the unload until the count is back to :data:`REBUILT` of ``before``;
-    NaN after ``timeout_s``. O(timeout / 0.2 s)."""
+def _rebuild(client, topic: str, sub: str, before: int, timeout_s: float) -> tuple[float, int]:
+    """(ms from now until the tracker is rebuilt, its count then). Rebuilt: the count is back
+    to :data:`REBUILT` of ``before``, or it has stopped growing for :data:`STALL_S` (messages
+    come due meanwhile: uniform 0-1h at 10k/s loses about 170 entries a second, and the
+    dispatcher skips entries already due when it reads them again); the time is that of the
+    last growth. (NaN, count) after ``timeout_s``. O(timeout / 0.2 s)."""
     full = f"persistent://public/default/{topic}"
     t0 = time.monotonic()
+    peak, grew_at = -1, t0
     while time.monotonic() - t0 < timeout_s:
-        if client.count(full, sub) >= REBUILT * before:
-            return (time.monotonic() - t0) * 1000
+        count = client.count(full, sub)
+        now = time.monotonic()
+        if count > peak:
+            peak, grew_at = count, now
+        if count >= REBUILT * before:
+            return (now - t0) * 1000, count
+        if peak > 0 and now - grew_at >= STALL_S:
+            return (grew_at - t0) * 1000, peak
         time.sleep(0.2)
-    return math.nan
+    return math.nan, peak
 
 
 def _check_available(choice: TrackerChoice, built: broker_host.HostBuild) -> None:
@@ -273,15 +288,15 @@ def run(
             time.sleep(pause_s)
             sampler.take("disconnected", time.monotonic() - t0, sent)
             load.command("reconnect")
-            reconnect_ms = _rebuild(client, topic, sub, held, REBUILD_TIMEOUT_S)
-            say(f"  reconnected: {held:,} entries before the disconnect, back in "
+            reconnect_ms, reconnected = _rebuild(client, topic, sub, held, REBUILD_TIMEOUT_S)
+            say(f"  reconnected: {held:,} entries before the disconnect, {reconnected:,} in "
                 f"{reconnect_ms:,.0f} ms")  # fmt: skip
             sampler.take("reconnected", time.monotonic() - t0, sent)
             before = client.count(full, sub)
             say(f"  unload with {before:,} entries in the tracker")
             _admin_unload(broker.admin_url, topic)
-            rebuild_ms = _rebuild(client, topic, sub, before, REBUILD_TIMEOUT_S)
-            say(f"  rebuilt in {rebuild_ms:,.0f} ms")
+            rebuild_ms, rebuilt = _rebuild(client, topic, sub, before, REBUILD_TIMEOUT_S)
+            say(f"  rebuilt: {rebuilt:,} entries in {rebuild_ms:,.0f} ms")
             sampler.take("rebuilt", time.monotonic() - t0, sent)
         jol = client.ping()
         run_dir_ = broker.run_dir
@@ -290,7 +305,7 @@ def run(
     client_jar = built.jar("pulsar-client-original")
     return TrackersRun(
         choice, w, rate_per_s, publish_s, sample_every_s, pd.DataFrame(sampler.rows), gc,
-        rebuild_ms, before, reconnect_ms, held, start_s, time.monotonic() - t_launch, sent, jol,
+        rebuild_ms, before, reconnect_ms, held, reconnected, rebuilt, start_s, time.monotonic() - t_launch, sent, jol,
         client_jar.parent.name if client_jar else "unknown",
     )  # fmt: skip
 
@@ -316,7 +331,9 @@ def summarize(r: TrackersRun) -> dict[str, object]:
         "metric_index_bytes": last.metric_index_bytes,
         "alloc_bytes_per_s": alloc_rate, "alloc_window_s": span_s, **gc,
         "count_before_disconnect": r.count_before_disconnect, "reconnect_ms": r.reconnect_ms,
+        "count_reconnected": r.count_reconnected,
         "count_before_unload": r.count_before_unload, "rebuild_ms": r.rebuild_ms,
+        "count_rebuilt": r.count_rebuilt,
         "machine_busy_share": float(s.machine_busy_share.mean()),
         "machine_niced_share": float(s.machine_niced_share.mean()),
         "broker_start_s": r.start_seconds, "run_s": r.run_seconds,
@@ -356,7 +373,7 @@ def format_table(runs: list[TrackersRun]) -> str:
     """The side-by-side table (units in the headers)."""
     head = ("tracker", "release", "workload", "pending entries", "JOL B/entry", "JOL MiB",
             "metric B", "alloc MiB/s", "GC pauses", "GC total ms", "GC max ms",
-            "reconnect ms", "rebuild ms", "busy share")  # fmt: skip
+            "reconnect ms (entries)", "rebuild ms", "busy share")  # fmt: skip
     lines = []
     for r in runs:
         s = summarize(r)
@@ -368,8 +385,11 @@ def format_table(runs: list[TrackersRun]) -> str:
             "n/a" if s["metric_index_bytes"] is None else f"{s['metric_index_bytes']:,}",
             f"{s['alloc_bytes_per_s'] / 2**20:.1f}", s["gc_pauses"],
             f"{s['gc_pause_total_ms']:.0f}", f"{s['gc_pause_max_ms']:.1f}",
-            "not back" if math.isnan(s["reconnect_ms"]) else f"{s['reconnect_ms']:,.0f}",
-            "not rebuilt" if math.isnan(s["rebuild_ms"]) else f"{s['rebuild_ms']:,.0f}",
+            "not back" if math.isnan(s["reconnect_ms"]) else (
+                f"{s['reconnect_ms']:,.0f} ({s['count_before_disconnect']:,}->"
+                f"{s['count_reconnected']:,})"),
+            "not rebuilt" if math.isnan(s["rebuild_ms"])
+            else f"{s['rebuild_ms']:,.0f} ({s['count_before_unload']:,}->{s['count_rebuilt']:,})",
             f"{s['machine_busy_share']:.0%}",
         ))  # fmt: skip
     widths = [max(len(str(x)) for x in col) for col in zip(head, *lines, strict=True)]
