@@ -39,12 +39,16 @@ def test_smoke_time_buckets(tmp_path, available):
     assert 0.95 * 30_000 <= row["pending_entries"] <= 30_100
     for s in pub.itertuples():
         assert s.tracker_class == "InMemoryDelayedDeliveryTracker"
-        # the graph holds the index (JOL GraphLayout, walked apart) plus a few fields
-        assert s.jol_index_bytes <= s.jol_bytes <= s.jol_index_bytes + 16_384, s
+        # the index is walked apart (JOL GraphLayout), a moment later: a few hundred entries
+        # more, ~400 B each at 10k entries in fresh buckets (measured: 87,808 B, 2.2%)
+        assert abs(s.jol_bytes - s.jol_index_bytes) <= 0.05 * s.jol_bytes, s
         # msgDelayed is read after the walks: at most 2 s of 1,000/s later (measured: 848)
         assert -50 <= s.msg_delayed - s.tracker_entries <= 2_000, s
         # the serialized size of the bitmaps: under their heap, above 1 B per entry
         assert s.tracker_entries < s.metric_index_bytes < s.jol_index_bytes, s
+    # consumers gone, nothing read or sent: the graph is the index plus the tracker's fields
+    idle = samples[samples.phase == "disconnected"].iloc[0]
+    assert idle.jol_index_bytes <= idle.jol_bytes <= idle.jol_index_bytes + 16_384, idle
     # 1 s buckets over an hour: up to 3,600 maps and bitmaps; per entry between 16 B and 2 KiB
     assert 16 < row["jol_bytes_per_entry"] < 2048
     # GC: pauses logged, each freeing no more than it held

@@ -86,7 +86,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         default=None,
-        help="folder for the Parquet results (default: data/broker/ in the repository)",
+        help="folder for the Parquet results (default: data/broker/ in the repository; "
+        "trackers: data/broker/trackers/)",
     )
 
 
@@ -332,7 +333,8 @@ def run_trackers(args: argparse.Namespace) -> int:
             )
     print()
     print(tr.format_table(runs))
-    out = args.out if args.out is not None else data_dir() / "broker"
+    # a folder of its own: data/broker/'s reader takes comparison files only
+    out = args.out if args.out is not None else data_dir() / "broker" / "trackers"
     paths = tr.write_results(runs, out, args.smoke)
     print(f"\nwrote {len(paths)} files under {out}")
     return 0
