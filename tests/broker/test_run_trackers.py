@@ -7,8 +7,10 @@ Checked against independent figures: the whole-graph walk (``TrackerGraph``, JOL
 ``VM.sizeOf`` per object) against JOL's own ``GraphLayout`` of the index alone (the graph holds
 the index plus the tracker's few fields); the tracker's count against the broker's
 ``msgDelayed``; the metric (Σ ``Roaring64Bitmap.getLongSizeInBytes``, the serialized size) at
-most the index's heap; the GC log's young pauses freed no more than the broker's threads
-allocated (``ThreadMXBean``)."""
+most the index's heap; the allocation over the publish window from the live threads'
+``ThreadMXBean`` counters against the heap's own account in the GC log (within a factor of 2:
+over a whole run the live threads' sum misses what ended threads allocated: measured 524 MB
+counted against 825 MB freed by young pauses)."""
 
 from __future__ import annotations
 
@@ -53,11 +55,20 @@ def test_smoke_time_buckets(tmp_path, available):
     assert 16 < row["jol_bytes_per_entry"] < 2048
     # GC: pauses logged, each freeing no more than it held
     assert len(gc) > 0 and (gc.before_bytes >= gc.after_bytes - 2**20).all()
-    last = samples.iloc[-1]
-    young = gc[(gc.kind.str.startswith("Pause Young")) & (gc.t_s <= last.jvm_uptime_ms / 1000)]
-    freed = int((young.before_bytes - young.after_bytes).sum())
-    # threads that ended took their counts with them: allow 64 MiB
-    assert freed <= last.alloc_bytes + 64 * 2**20, (freed, last.alloc_bytes)
+    # allocation over the publish window, two ways: the live threads' counters
+    # (ThreadMXBean) and the heap's own account from the GC log (heap in use at the first
+    # sample, each pause's before minus the previous after, up to the heap in use at the last)
+    a, b = pub.iloc[0], pub.iloc[-1]
+    window = gc[(gc.t_s > a.jvm_uptime_ms / 1000) & (gc.t_s <= b.jvm_uptime_ms / 1000)]
+    assert len(window) > 0, "no GC pause while publishing"
+    held = a.broker_heap_used_bytes
+    from_log = 0
+    for p in window.itertuples():
+        from_log += p.before_bytes - held
+        held = p.after_bytes
+    from_log += b.broker_heap_used_bytes - held
+    counted = b.alloc_bytes - a.alloc_bytes
+    assert 0.5 * from_log <= counted <= 2.0 * from_log, (counted, from_log)
     assert row["alloc_bytes_per_s"] > 0
     assert samples.alloc_bytes.is_monotonic_increasing or samples.alloc_bytes.iloc[-1] > 0
     # the reconnect and the unload: the tracker rebuilt within the wait
