@@ -173,7 +173,7 @@ def frame():
 
 
 def test_realistic_tables(frame):
-    assert len(frame) == 4 * len(dl.DESIGNS)
+    assert len(frame) == 4 * len(r.DESIGNS)
     table = r.cell_table(frame)
     assert {"paused_B_per_entry", "dispatching_B_per_entry", "floor_B_per_entry",
             "entropy_B_per_entry", "paused_over_24B", "refused"} <= set(table.columns)  # fmt: skip
@@ -185,7 +185,7 @@ def test_realistic_tables(frame):
     # uniform over ~110 buckets, dense: the estimate is below the counting floor
     assert (small.entropy_per_entry < small.floor_per_entry).all()
     assert np.isnan(small.loc[(0.1, "time-buckets")].live_bytes_per_entry)  # not dispatched
-    big = frame[(frame.messages == 100_000) & frame.proposal]
+    big = frame[(frame.messages == 100_000) & frame.design.isin(dl.PROPOSALS)]
     assert (big[big.rate_per_ms == 1.0].refused != "").all()
     assert (big[big.rate_per_ms == 0.1].refused == "").all()
     worst = r.worst_per_design(frame).set_index("design")
@@ -193,12 +193,24 @@ def test_realistic_tables(frame):
     assert worst.loc["triple-heap", "cells_refused"] == 0
     by_size = r.worst_by_size(frame)
     assert set(by_size.held_entries) == {"1e3..1e4", "1e4..1e5"}  # ~1,983 and ~99,983 held
-    assert len(by_size) == 2 * len(dl.DESIGNS)
+    assert len(by_size) == 2 * len(r.DESIGNS)
     over = r.above_heap(frame)
-    assert set(over.design) <= set(dl.PROPOSALS)
+    assert set(over.design) <= set(r.PROPOSALS)
     assert len(over[over.refused != ""]) == 4  # every proposal refuses the 10^5 cell at 1/ms
     acc = r.acceptance(frame)
     assert acc["cells"] == 4 and acc["cells_refused"] == 1 and not acc["passed"]
+
+
+def test_sorted_chunks_is_never_refused_and_sized_in_every_cell(frame):
+    """64-bit positions: the 10^5-message cell at 1 msg/s (600,002-entry ledgers) that every
+    packed proposal refuses is sized; paused bytes are the numpy sorted build, dispatching
+    bytes the per-message model (cells of 2,000 messages)."""
+    sc = frame[frame.design == r.SORTED_CHUNKS].set_index(["messages", "rate_per_ms"])
+    assert (sc.refused == "").all() and sc.bytes_per_entry.notna().all()
+    assert (sc.bytes_per_entry < dl.HEAP_BYTES_PER_ENTRY).all()
+    assert sc.loc[(100_000, 1.0), "entries"] == sc.loc[(100_000, 1.0), "index_entries"]
+    assert sc.loc[(2000, 0.1)].live_bytes_per_entry > 0
+    assert np.isnan(sc.loc[(100_000, 0.1)].live_bytes_per_entry)  # above dispatch_upto
 
 
 def test_write_frame_is_atomic(tmp_path, frame):

@@ -13,7 +13,13 @@ from trackerlab.models.delayed import designs as delayed
 from trackerlab.models.delayed import long_bitmap_buckets, topic_index
 from trackerlab.models.nack import designs as nack
 from trackerlab.models.pending_acks import designs as pending_acks
-from trackerlab.models.proposals import adaptive_leaf, flat_buckets, hier_buckets, sealed_buckets
+from trackerlab.models.proposals import (
+    adaptive_leaf,
+    flat_buckets,
+    hier_buckets,
+    sealed_buckets,
+    sorted_chunks,
+)
 from trackerlab.models.receiver_queue import designs as receiver_queue
 
 CATALOG = Catalog()
@@ -37,6 +43,7 @@ CATALOG.register("pip448-topic-index", topic_index.DESIGN)
 CATALOG.register("time-buckets-sealed", sealed_buckets.DESIGN)
 CATALOG.register("time-buckets-adaptive", adaptive_leaf.DESIGN)
 CATALOG.register("time-buckets-hier", hier_buckets.DESIGN)
+CATALOG.register("sorted-chunks", sorted_chunks.DESIGN)
 # pending acks (broker, per consumer)
 CATALOG.register("pending-acks-treemap", pending_acks.TREEMAP)
 CATALOG.register("pending-acks-packed-rb", pending_acks.PACKED_RB)

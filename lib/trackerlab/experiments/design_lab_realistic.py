@@ -44,6 +44,12 @@ The proposals pack positions as ``slot << 16 | entryId`` (:mod:`~trackerlab.mode
 with the time rule a ledger holds more than 2^16 entries above ~109 msg/s
 (65,536 / 600 s), and they cannot hold such a workload at all. Those cells are kept with
 ``refused`` naming the reason and no bytes (never silently dropped).
+
+``sorted-chunks`` (:mod:`~trackerlab.models.proposals.sorted_chunks`) holds full 64-bit
+positions and is never refused. Its paused bytes are those of a **sorted build** (the tracked
+positions added in key order, :func:`~trackerlab.models.proposals.sorted_chunks.workload_sorted_build`,
+numpy at every size); a tracker fed in publish order splits chunks in halves and is larger
+(the dispatching model feeds it in publish order, per message).
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import PointCounts
 from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
+from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker, workload_sorted_build
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED
@@ -93,9 +100,14 @@ PATTERNS = ("all", "fraction:0.05")
 SIZES = tuple(10**k for k in range(3, 10))
 #: The per-message dispatching model's limit (about 15 s of Python per design at 10^6).
 MAX_DISPATCH_MESSAGES = 10**6
+#: The 64-bit proposal (issue 27, item 2): sized by its own numpy path, never refused.
+SORTED_CHUNKS = "sorted-chunks"
+#: The proposals of the realistic matrix: the lab's packed ones and ``sorted-chunks``.
+PROPOSALS = (*dl.PROPOSALS, SORTED_CHUNKS)
+DESIGNS = (*PROPOSALS, *dl.BASELINES)
 #: Designs with a per-message model that a dispatcher can drain (the time-bucket baselines
 #: have no per-message JVM size).
-DISPATCH_DESIGNS = (*dl.PROPOSALS, "triple-heap")
+DISPATCH_DESIGNS = (*PROPOSALS, "triple-heap")
 REALISTIC_SCOPE = "realistic"
 ABLATION_SCOPE = "ablation"
 ABLATION_NOTE = (
@@ -289,7 +301,7 @@ def entropy_estimate(workload: Workload, tick_ms: int) -> dict[str, float]:
 
 
 def size_cell(
-    cell: dict[str, object], designs: Sequence[str] = dl.DESIGNS, entropy: bool = True
+    cell: dict[str, object], designs: Sequence[str] = DESIGNS, entropy: bool = True
 ) -> list[dict[str, object]]:
     """One row per design for one realistic cell: paused JVM bytes from the reducer's counts
     (as :func:`~trackerlab.experiments.design_lab.size_cell`, with the cell's ledger size),
@@ -311,6 +323,9 @@ def size_cell(
                "entries": 0, "jvm_bytes": np.nan}  # fmt: skip
         if name in dl.PROPOSALS and refusal:
             row["refused"] = refusal
+        elif name == SORTED_CHUNKS:
+            built = workload_sorted_build(workload, tick, COMPRESSED)
+            row["entries"], row["jvm_bytes"] = built.entries, built.jvm_bytes
         else:
             try:
                 size = CATALOG[name].from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
@@ -378,6 +393,8 @@ class _SampledDrain(dl._Drain):
 def _drain_tracker(name: str, tick_ms: int, spec: DelaySpec):
     if name == "triple-heap":
         return _HeapDrainable(tick_ms)
+    if name == SORTED_CHUNKS:
+        return SortedChunksTracker(tick_ms)
     return dl._tracker(name, tick_ms, spec)
 
 
@@ -443,7 +460,7 @@ def dispatch_memory(
 
 def run_realistic(
     matrix: RealisticMatrix,
-    designs: Sequence[str] = dl.DESIGNS,
+    designs: Sequence[str] = DESIGNS,
     dispatch_upto: int = 10**4,
     sample_ms: int = 60_000,
     entropy: bool = True,
@@ -469,7 +486,7 @@ def run_realistic(
         rows += sized
     frame = pd.DataFrame(rows)
     frame["bytes_per_entry"] = frame.jvm_bytes / frame.entries.where(frame.entries > 0)
-    frame["proposal"] = frame.design.isin(dl.PROPOSALS)
+    frame["proposal"] = frame.design.isin(PROPOSALS)
     if matrix.note:
         frame["note"] = matrix.note
     return frame
@@ -524,7 +541,7 @@ def worst_per_design(frame: pd.DataFrame) -> pd.DataFrame:
     cells go above 24 B either way, and how many it refuses."""
     rows = []
     for design, g in frame.groupby("design", sort=False):
-        out: dict[str, object] = {"design": design, "proposal": design in dl.PROPOSALS}
+        out: dict[str, object] = {"design": design, "proposal": design in PROPOSALS}
         for col, tag in (("bytes_per_entry", "paused"), ("live_bytes_per_entry", "dispatching")):
             v = g[col]
             if v.notna().any():
@@ -552,7 +569,7 @@ def worst_by_size(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def above_heap(frame: pd.DataFrame, designs: Sequence[str] = dl.PROPOSALS) -> pd.DataFrame:
+def above_heap(frame: pd.DataFrame, designs: Sequence[str] = PROPOSALS) -> pd.DataFrame:
     """Where each of ``designs`` goes above the heap's 24 B/entry, paused or dispatching, or
     refuses the workload: the cells the acceptance must state."""
     g = frame[frame.design.isin(designs)]

@@ -11,7 +11,9 @@ go out ``tick + 2^bits - 1`` ms early (``2^bits - 1`` strict), ``bits = floor(lo
 Subclasses implement :meth:`ProposalTracker._add` (one position), :meth:`_due` (the due
 positions in order), :meth:`_remove` and :meth:`jvm_bytes`; :meth:`add_chunk` is their bulk
 path. Positions are packed as ``slot << 16 | entryId``
-(:mod:`~trackerlab.models.proposals.ledger_slots`).
+(:mod:`~trackerlab.models.proposals.ledger_slots`) unless a design overrides the position
+hooks :meth:`ProposalTracker._check_position`, :meth:`_check_entries` and :meth:`_released`
+(``sorted-chunks`` holds full 64-bit ids and never touches the slot table).
 """
 
 from __future__ import annotations
@@ -60,8 +62,7 @@ class ProposalTracker:
         ``_add`` (a map descent, O(log buckets), and the leaf's insert)."""
         if deliver_at < 0 or deliver_at <= self.cutoff(now_ms):
             return False
-        if not 0 <= entry <= MAX_ENTRY_ID:
-            raise ValueError(f"packed positions need entry ids below 2^16, got {entry}")
+        self._check_position(ledger, entry)
         if self._add(int(ledger), int(entry), int(deliver_at), int(now_ms)):
             self.count += 1
         return True
@@ -80,8 +81,7 @@ class ProposalTracker:
             taken.append(item)
         self._remove(taken)
         self.count -= len(taken)
-        for _, ledger, _ in taken:
-            self.slots.release(ledger)
+        self._released(taken)
         return sorted((ledger, entry) for _, ledger, entry in taken)
 
     def number_of_delayed_messages(self) -> int:
@@ -107,8 +107,7 @@ class ProposalTracker:
         if not keep.any():
             return 0
         entry = chunk.entry[keep]
-        if int(entry.max()) > MAX_ENTRY_ID:
-            raise ValueError(f"packed positions need entry ids below 2^16, got {int(entry.max())}")
+        self._check_entries(entry)
         self._add_arrays(chunk.ledger[keep], entry, deliver_at[keep], now[keep])
         return int(keep.sum())
 
@@ -121,6 +120,23 @@ class ProposalTracker:
         ):
             if self._add(led, e, at, t):
                 self.count += 1
+
+    # ------------------------------------------------------------------ position hooks
+
+    def _check_position(self, ledger: int, entry: int) -> None:
+        """ValueError when a position does not fit the design (packed: entry ids below 2^16)."""
+        if not 0 <= entry <= MAX_ENTRY_ID:
+            raise ValueError(f"packed positions need entry ids below 2^16, got {entry}")
+
+    def _check_entries(self, entry: np.ndarray) -> None:
+        """:meth:`_check_position` of a chunk's entry ids (vectorized)."""
+        if int(entry.max()) > MAX_ENTRY_ID:
+            raise ValueError(f"packed positions need entry ids below 2^16, got {int(entry.max())}")
+
+    def _released(self, taken: list[tuple[int, int, int]]) -> None:
+        """Positions ``(bucket, ledger, entry)`` left the tracker: the slot table forgets them."""
+        for _, ledger, _ in taken:
+            self.slots.release(ledger)
 
     # ------------------------------------------------------------------ design hooks
 
