@@ -417,13 +417,17 @@ def fixed_bytes(ledgers: int, map_capacity: int, layout: JvmLayout = COMPRESSED)
 
 
 def chunks_bytes(capacities, layout: JvmLayout = COMPRESSED) -> int:
-    """TreeMap nodes, ``Chunk`` objects and their ``byte[]`` of these capacities. O(chunks)."""
+    """TreeMap nodes, ``Chunk`` objects and their ``byte[]`` of these capacities, and the
+    nodes' shared ``TreeSet.PRESENT``. O(chunks)."""
     caps = np.asarray(capacities, dtype=np.int64)
     per = jc.tree_map(1, layout=layout) - jc.tree_map(0, layout=layout) + chunk_bytes(layout)
     arrays = layout.array(0, "B") * len(caps) + int(caps.sum())  # byte[] lengths: 8-aligned
     if np.any(caps % 8):
         raise ValueError("chunk capacities are powers of two >= 32")
-    return len(caps) * per + arrays
+    # every node's value is TreeSet.PRESENT, one shared ``new Object()``: in the graph once
+    # there is a node (JOL's class histogram: ``Object*1=16``)
+    present = layout.instance("") if len(caps) else 0
+    return len(caps) * per + arrays + present
 
 
 # --------------------------------------------------------------------------- bulk path
