@@ -7,7 +7,6 @@ from trackerlab.models.proposals.adaptive_leaf import AdaptiveBucketTracker
 from trackerlab.models.proposals.flat_buckets import FlatBucketTracker
 from trackerlab.models.proposals.hier_buckets import HierBucketTracker
 from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
-from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker
 
 
 class FlatMachine(ProposalMachine):
@@ -32,18 +31,9 @@ class HierMachine(ProposalMachine):
         return HierBucketTracker(tick, strict)
 
 
-class SortedChunksMachine(ProposalMachine):
-    def make(self, tick, strict, delay, lookahead=0):
-        return SortedChunksTracker(tick, strict)
-
-
 TestFlatMachine = FlatMachine.TestCase
 TestSealedMachine = SealedMachine.TestCase
 TestAdaptiveMachine = AdaptiveMachine.TestCase
 TestHierMachine = HierMachine.TestCase
-TestSortedChunksMachine = SortedChunksMachine.TestCase
-for case in (
-    TestFlatMachine, TestSealedMachine, TestAdaptiveMachine, TestHierMachine,
-    TestSortedChunksMachine,
-):  # fmt: skip
+for case in (TestFlatMachine, TestSealedMachine, TestAdaptiveMachine, TestHierMachine):
     case.settings = SETTINGS
