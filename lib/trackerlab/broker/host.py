@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 HOST_DIR = Path(__file__).resolve().parent / "host"
+#: The project's own delayed tracker (``trackerlab.delayed``), compiled into the host when
+#: present (``host/pom.xml``: ``tracker.sources``).
+TRACKER_SOURCES = HOST_DIR.parent / "tracker" / "src" / "main" / "java"
 #: ``host/src/main/java/trackerlab/pulsar/BrokerHost.java``.
 MAIN_CLASS = "trackerlab.pulsar.BrokerHost"
 #: ``host/src/main/java/trackerlab/pulsar/DelayedLoad.java``.
@@ -93,6 +96,8 @@ class HostBuild:
 def _sources() -> list[Path]:
     harness_dir = maven.MAVEN_DIR / "src" / "main" / "java" / "trackerlab" / "pulsar"
     own = sorted((HOST_DIR / "src").rglob("*.java"))
+    # the project's tracker (host/pom.xml's tracker.sources: none while the folder is absent)
+    own += sorted(TRACKER_SOURCES.rglob("*.java")) if TRACKER_SOURCES.is_dir() else []
     return [HOST_DIR / "pom.xml", classpath.MAVEN_DIR / "pom.xml", maven.SETTINGS, *own] + [
         harness_dir / name for name in SHARED_SOURCES
     ]
@@ -212,6 +217,27 @@ class HostClient:
             f[8] if len(f) > 8 else "",
         )  # fmt: skip
 
+    def measure_graph(self, topic: str, subscription: str) -> tuple[TrackerSample, str]:
+        """JOL-sized walk of the whole tracker object graph minus the broker's shared objects
+        (``TrackerGraph.java`` names them) and the excluded objects by type
+        (``Type*count,...``). O(objects of the tracker)."""
+        f = self.request(f"measure {topic} {subscription} graph")
+        sample = TrackerSample(
+            f[0], f[1], int(f[2]), int(f[3]), int(f[4]), int(f[5]), int(f[6]), int(f[7]),
+            f[8] if len(f) > 8 else "",
+        )  # fmt: skip
+        return sample, f[9] if len(f) > 9 else ""
+
+    def count(self, topic: str, subscription: str) -> int:
+        """The tracker's ``getNumberOfDelayedMessages()``; -1 without a tracker. O(1)."""
+        return int(self.request(f"count {topic} {subscription}")[0])
+
+    def allocated(self) -> tuple[int, int, int]:
+        """(bytes allocated by the broker JVM's live threads, threads, JVM uptime ms):
+        ``ThreadMXBean.getThreadAllocatedBytes`` summed. O(threads)."""
+        total, threads, uptime = self.request("alloc")
+        return int(total), int(threads), int(uptime)
+
     def pending(self, topic: str, subscription: str) -> list[PendingSample]:
         """JOL on each consumer's ``pendingAcks`` (see ``BrokerHost.java``). O(entries)."""
         f = self.request(f"pending {topic} {subscription}")
@@ -236,11 +262,13 @@ def running_host(
     *,
     timeout_s: float = process.READY_TIMEOUT_S,
     broker_overrides: Mapping[str, str] | None = None,
+    extra_jvm_options: tuple[str, ...] = (),
 ) -> Iterator[tuple[process.Broker, HostClient, HostBuild]]:
     """``with running_host("4.2.4") as (broker, client, build):`` a ready standalone started
     by ``BrokerHost`` and a connection to it; the broker is stopped by PID when the block
     ends (Ctrl-C included). ``broker_overrides``: ServiceConfiguration keys for
-    ``broker.conf`` (:func:`trackerlab.broker.process.start`). Raises ``BrokerUnavailable``
+    ``broker.conf`` (:func:`trackerlab.broker.process.start`); ``extra_jvm_options`` follow
+    the harness's (e.g. ``-Xlog:gc*``). Raises ``BrokerUnavailable``
     when Java, ``mvn`` or Central is missing."""
     release = select_release(version)
     try:
@@ -250,7 +278,7 @@ def running_host(
             f"Pulsar {release.version}'s broker host cannot be built: {exc}"
         ) from exc
     broker = process.start(
-        release.version, run_dir, timeout_s=timeout_s, extra_jvm_options=harness.jvm_options(),
+        release.version, run_dir, timeout_s=timeout_s, extra_jvm_options=[*harness.jvm_options(), *extra_jvm_options],
         main_class=MAIN_CLASS, class_path_prefix=built.broker_prefix(),
         broker_overrides=broker_overrides,
     )  # fmt: skip

@@ -101,6 +101,8 @@ class DelayedLoad:
         self.sent_total: int | None = None
         self.progress: Progress | None = None
         self.started_at: float | None = None  # monotonic, at "ready"
+        #: "disconnected" / "reconnected": set when DelayedLoad confirms the command
+        self.confirmed = {"disconnected": threading.Event(), "reconnected": threading.Event()}
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -113,6 +115,8 @@ class DelayedLoad:
                 self.ready.set()
             elif f[0] == "progress" and len(f) == 5:
                 self.progress = Progress(float(f[1]), int(f[2]), int(f[3]), int(f[4]))
+            elif f[0] in self.confirmed:
+                self.confirmed[f[0]].set()
             elif f[0] == "produced":
                 self.sent_total = int(f[1])
                 self.produced.set()
@@ -128,6 +132,19 @@ class DelayedLoad:
                 raise LoadFailed(
                     f"the workload client was not ready in {timeout_s:.0f} s; log: {self.log}"
                 )
+
+    def command(self, word: str, timeout_s: float = 30.0) -> None:
+        """Send ``disconnect`` or ``reconnect`` (DelayedLoad closes or subscribes its consumers
+        again, after its last send) and wait for its confirmation. LoadFailed on a timeout."""
+        done = self.confirmed[f"{word}ed"]
+        done.clear()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{word}\n".encode())
+        self.proc.stdin.flush()
+        if not done.wait(timeout_s):
+            raise LoadFailed(
+                f"the workload client did not {word} in {timeout_s:.0f} s; log: {self.log}"
+            )
 
     def alive(self) -> bool:
         return self.proc.poll() is None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 #: Experiments ``broker run`` knows (each has a runner in :data:`RUNNERS`).
-EXPERIMENTS = ("delayed", "nack", "pending-acks")
+EXPERIMENTS = ("delayed", "nack", "pending-acks", "trackers")
 #: ``broker run all``: every experiment in :data:`RUNNERS`, in turn.
 ALL = "all"
 
@@ -57,10 +57,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "10pct-10s-delayed; pending-acks: see its --smoke and full sets in docs/real-pulsar.md)",
     )
     q.add_argument(
+        "--tracker",
+        default=None,
+        metavar="NAMES",
+        help="trackers: comma-separated of time-buckets (4.2.4), pip195-buckets "
+        "(4.2.4), triple-heap (4.0.8: a different release), sorted-chunks (the "
+        "project's, once built); default: the first three (smoke: time-buckets)",
+    )
+    q.add_argument(
+        "--rate",
+        default="10k/s",
+        metavar="RATE",
+        help="trackers: publish rate, 1/s to 50k/s (default 10k/s; smoke 1k/s)",
+    )
+    q.add_argument(
+        "--duration",
+        default="3m",
+        metavar="TIME",
+        help="trackers: publishing time, 10s to 2h (default 3m; smoke 30s)",
+    )
+    q.add_argument(
+        "--sample-every",
+        default="1m",
+        metavar="TIME",
+        help="trackers: JOL sample period, 1s to 10m (default 1m; smoke 10s)",
+    )
+    q.add_argument(
         "--out",
         type=Path,
         default=None,
-        help="folder for the Parquet results (default: data/broker/ in the repository)",
+        help="folder for the Parquet results (default: data/broker/ in the repository; "
+        "trackers: data/broker/trackers/)",
     )
 
 
@@ -77,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
                          f"give an experiment ({', '.join(RUNNERS)}), not {ALL}")  # fmt: skip
     codes = {}
     for name, runner in RUNNERS.items():
+        if name == "trackers":  # minutes per tracker: run it on its own
+            continue
         print(f"== broker run {name} ==")
         codes[name] = runner(args)
         print()
@@ -241,7 +270,74 @@ RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "delayed": run_delayed,
     "nack": run_nack,
     "pending-acks": run_pending_acks,
+    "trackers": lambda args: run_trackers(args),
 }
+
+
+@_guarded
+def run_trackers(args: argparse.Namespace) -> int:
+    """``broker run trackers``: each tracker on each workload in a broker of its own; one
+    table; the results (summary, samples and GC pauses per run)."""
+    from trackerlab.errors import UsageError
+    from trackerlab.experiments.real_broker import trackers as tr
+    from trackerlab.paths import data_dir
+
+    if args.pulsar_version:
+        raise UsageError(
+            "--pulsar-version: not for trackers (each tracker names its release: --tracker)"
+        )
+    smoke = tr.SMOKE if args.smoke else {}
+    choices = tr.select(
+        args.tracker,
+        tr.TRACKERS,
+        "--tracker",
+        smoke.get("trackers", ("time-buckets", "pip195-buckets", "triple-heap")),
+    )
+    workloads = tr.select(
+        args.workload, tr.WORKLOADS, "--workload", smoke.get("workloads", tuple(tr.WORKLOADS))
+    )
+    given = {a: getattr(args, a) for a in ("rate", "duration", "sample_every")}
+    rate = (
+        smoke["rate_per_s"]
+        if smoke and given["rate"] == "10k/s"
+        else tr.parse_rate_per_s("--rate", given["rate"], 1, 50_000)
+    )
+    publish_s = (
+        smoke["publish_s"]
+        if smoke and given["duration"] == "3m"
+        else (tr.parse_duration_s("--duration", given["duration"], 10, 7200))
+    )
+    every_s = (
+        smoke["sample_every_s"]
+        if smoke and given["sample_every"] == "1m"
+        else (tr.parse_duration_s("--sample-every", given["sample_every"], 1, 600))
+    )
+    pause_s = smoke.get("pause_s", tr.DEFAULT_PAUSE_S)
+    runs = []
+    for choice in choices:
+        for w in workloads:
+            print(
+                f"{choice.name} (Pulsar {choice.version}, {choice.factory}) on {w.name}: "
+                f"{rate:g} msg/s for {publish_s:g} s, delay {w.describe}"
+            )
+            runs.append(
+                tr.run(
+                    choice,
+                    w,
+                    rate_per_s=rate,
+                    publish_s=publish_s,
+                    sample_every_s=every_s,
+                    pause_s=pause_s,
+                    say=print,
+                )
+            )
+    print()
+    print(tr.format_table(runs))
+    # a folder of its own: data/broker/'s reader takes comparison files only
+    out = args.out if args.out is not None else data_dir() / "broker" / "trackers"
+    paths = tr.write_results(runs, out, args.smoke)
+    print(f"\nwrote {len(paths)} files under {out}")
+    return 0
 
 
 def _render(head: tuple[str, ...], lines: list[tuple]) -> str:

@@ -48,6 +48,14 @@ import org.openjdk.jol.info.GraphLayout;
  *       {@code ok<TAB>tracker class<TAB>root<TAB>heap<TAB>direct capacity<TAB>direct
  *       reserved<TAB>buffers<TAB>delayed messages<TAB>walk ms<TAB>classes}; a dispatcher
  *       without a tracker yet answers {@code ok<TAB>none<TAB>...} with zeros;
+ *   <li>{@code measure TOPIC SUBSCRIPTION graph} (and {@code measure} of a tracker with
+ *       neither index field, e.g. {@code BucketDelayedDeliveryTracker} or a project tracker):
+ *       the whole tracker object graph minus what is not the tracker's ({@link TrackerGraph}),
+ *       same answer fields;
+ *   <li>{@code count TOPIC SUBSCRIPTION}: {@code ok<TAB>getNumberOfDelayedMessages()}, -1 when
+ *       there is no tracker (no topic loaded, no dispatcher yet);
+ *   <li>{@code alloc}: {@code ok<TAB>bytes allocated by the live threads<TAB>threads<TAB>JVM
+ *       uptime ms};
  *   <li>{@code memory}: {@code ok<TAB>heap used<TAB>heap committed<TAB>max heap};
  *   <li>{@code pending TOPIC SUBSCRIPTION}: every consumer of the subscription, its
  *       {@code Consumer.pendingAcks} measured with JOL {@code GraphLayout}: in 4.0+ a
@@ -134,10 +142,17 @@ public final class BrokerHost {
                         + "\t" + rt.maxMemory();
             }
             case "measure":
-                if (words.length != 3) {
-                    throw new IllegalArgumentException("usage: measure TOPIC SUBSCRIPTION");
+                if (words.length != 3 && !(words.length == 4 && words[3].equals("graph"))) {
+                    throw new IllegalArgumentException("usage: measure TOPIC SUBSCRIPTION [graph]");
                 }
-                return measure(words[1], words[2]);
+                return measure(words[1], words[2], words.length == 4);
+            case "count":
+                if (words.length != 3) {
+                    throw new IllegalArgumentException("usage: count TOPIC SUBSCRIPTION");
+                }
+                return count(words[1], words[2]);
+            case "alloc":
+                return alloc();
             case "pending":
                 if (words.length != 3) {
                     throw new IllegalArgumentException("usage: pending TOPIC SUBSCRIPTION");
@@ -201,10 +216,52 @@ public final class BrokerHost {
         return out.toString();
     }
 
+    /** {@code getNumberOfDelayedMessages()} of the subscription's tracker (-1 without a
+     * topic, a dispatcher or a tracker: e.g. while an unloaded topic is not loaded again),
+     * under the dispatcher's lock. */
+    private String count(String topic, String subscription) throws Exception {
+        Optional<Topic> found = pulsar.getBrokerService().getTopicReference(topic);
+        Subscription sub = found.isEmpty() ? null : found.get().getSubscription(subscription);
+        Dispatcher dispatcher = sub == null ? null : sub.getDispatcher();
+        if (dispatcher == null
+                || Reflect.findField(dispatcher.getClass(), "delayedDeliveryTracker") == null) {
+            return "ok\t-1";
+        }
+        synchronized (dispatcher) {
+            Object held = Reflect.get(dispatcher, "delayedDeliveryTracker");
+            Object tracker = held instanceof Optional ? ((Optional<?>) held).orElse(null) : held;
+            if (tracker == null) {
+                return "ok\t-1";
+            }
+            Method count = Reflect.method(tracker.getClass(), "getNumberOfDelayedMessages", 0);
+            return "ok\t" + ((Number) count.invoke(tracker)).longValue();
+        }
+    }
+
+    /** Bytes allocated so far by the broker JVM's live threads: the sum of
+     * {@code com.sun.management.ThreadMXBean.getThreadAllocatedBytes} over
+     * {@code getAllThreadIds()} (threads that ended are no longer counted), and the number of
+     * threads summed and the JVM's uptime: {@code ok<TAB>bytes<TAB>threads<TAB>uptime ms}. */
+    private static String alloc() {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] ids = mx.getAllThreadIds();
+        long total = 0;
+        int counted = 0;
+        for (long bytes : mx.getThreadAllocatedBytes(ids)) {
+            if (bytes >= 0) {
+                total += bytes;
+                counted++;
+            }
+        }
+        return "ok\t" + total + "\t" + counted + "\t"
+                + java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+    }
+
     /** The tracker of {@code topic}'s {@code subscription}, measured under the dispatcher's
      * lock ({@code PersistentDispatcherMultipleConsumers.trackDelayedDelivery} and
      * {@code getMessagesToReplayNow} call the tracker holding it). */
-    private String measure(String topic, String subscription) throws Exception {
+    private String measure(String topic, String subscription, boolean graph) throws Exception {
         Optional<Topic> found = pulsar.getBrokerService().getTopicReference(topic);
         if (found.isEmpty()) {
             throw new IllegalStateException("no topic " + topic + " on this broker");
@@ -228,9 +285,10 @@ public final class BrokerHost {
                 return "ok\tnone\t\t0\t0\t0\t0\t0\t0\t";
             }
             String rootField = Reflect.firstField(tracker, "priorityQueue", "delayedMessageMap");
-            if (rootField == null) {
-                throw new IllegalStateException(tracker.getClass().getName()
-                        + " has neither priorityQueue nor delayedMessageMap (a bucket tracker?)");
+            if (graph || rootField == null) {
+                synchronized (tracker) { // the bucket tracker's methods synchronize on it
+                    return TrackerGraph.measure(tracker);
+                }
             }
             Object root = Reflect.get(tracker, rootField);
             long t0 = System.nanoTime();

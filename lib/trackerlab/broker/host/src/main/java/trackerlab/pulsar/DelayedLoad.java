@@ -34,7 +34,9 @@ import org.apache.pulsar.client.api.SubscriptionType;
  * a deliver-at time is never batched anyway). Consumers acknowledge each message as it comes
  * due ({@code MessageListener} + {@code acknowledgeAsync}). Every second a line
  * {@code progress<TAB>seconds<TAB>sent<TAB>received<TAB>acked}; after the last send
- * {@code produced<TAB>sent}. The consumers then keep receiving until standard input closes;
+ * {@code produced<TAB>sent}. The consumers then keep receiving until standard input closes
+ * (a line {@code disconnect} closes them, printing {@code disconnected}; {@code reconnect}
+ * subscribes them again, printing {@code reconnected});
  * then the client is closed and the JVM exits.
  */
 public final class DelayedLoad {
@@ -62,21 +64,7 @@ public final class DelayedLoad {
         PulsarClient client = PulsarClient.builder().serviceUrl(a.get("service"))
                 .dnsLookupBind("127.0.0.1", 0)
                 .build();
-        List<Consumer<byte[]>> consumers = new ArrayList<>();
-        for (String sub : a.get("subscriptions").split(",")) {
-            for (int i = 0; i < consumersPerSub; i++) {
-                consumers.add(client.newConsumer()
-                        .topic(a.get("topic"))
-                        .subscriptionName(sub)
-                        .subscriptionType(SubscriptionType.Shared)
-                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
-                        .messageListener((c, m) -> {
-                            received.incrementAndGet();
-                            c.acknowledgeAsync(m).thenRun(acked::incrementAndGet);
-                        })
-                        .subscribe());
-            }
-        }
+        List<Consumer<byte[]>> consumers = subscribe(client, a, consumersPerSub, received, acked);
         Producer<byte[]> producer = client.newProducer(Schema.BYTES)
                 .topic(a.get("topic"))
                 .enableBatching(false)
@@ -123,8 +111,19 @@ public final class DelayedLoad {
         reporter.start();
         BufferedReader stdin = new BufferedReader(
                 new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        while (stdin.readLine() != null) {
-            // wait until standard input closes
+        for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
+            // "disconnect": close every consumer; "reconnect": subscribe them again
+            if (line.trim().equals("disconnect")) {
+                for (Consumer<byte[]> c : consumers) {
+                    c.close();
+                }
+                consumers.clear();
+                System.out.println("disconnected");
+            } else if (line.trim().equals("reconnect")) {
+                consumers.addAll(subscribe(client, a, consumersPerSub, received, acked));
+                System.out.println("reconnected");
+            }
+            System.out.flush();
         }
         producer.close();
         for (Consumer<byte[]> c : consumers) {
@@ -132,6 +131,26 @@ public final class DelayedLoad {
         }
         client.close();
         System.exit(0);
+    }
+
+    private static List<Consumer<byte[]>> subscribe(PulsarClient client, Map<String, String> a,
+            int consumersPerSub, AtomicLong received, AtomicLong acked) throws Exception {
+        List<Consumer<byte[]>> consumers = new ArrayList<>();
+        for (String sub : a.get("subscriptions").split(",")) {
+            for (int i = 0; i < consumersPerSub; i++) {
+                consumers.add(client.newConsumer()
+                        .topic(a.get("topic"))
+                        .subscriptionName(sub)
+                        .subscriptionType(SubscriptionType.Shared)
+                        .subscriptionInitialPosition(SubscriptionInitialPosition.Earliest)
+                        .messageListener((c, m) -> {
+                            received.incrementAndGet();
+                            c.acknowledgeAsync(m).thenRun(acked::incrementAndGet);
+                        })
+                        .subscribe());
+            }
+        }
+        return consumers;
     }
 
     /** A delay distribution: parts (fixed or uniform, in ms) with cumulative weights. */
