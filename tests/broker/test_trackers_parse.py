@@ -3,6 +3,7 @@ summaries, and bad command-line values (one line, exit 2)."""
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from trackerlab.broker import gclog
+from trackerlab.experiments.real_broker import trackers
 
 SAMPLE = Path(__file__).parent / "data" / "gc-g1-jdk17.log"
 MIB = 2**20
@@ -60,3 +62,16 @@ def test_bad_inputs(args: tuple[str, ...], says: str) -> None:
     assert says in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert "Traceback" not in r.stderr
+
+
+def test_tracked_share_and_the_rolled_choice() -> None:
+    assert trackers.tracked_share(90, 1_000, 900) == pytest.approx(0.9)
+    assert math.isnan(trackers.tracked_share(5, 10, 10))  # nothing outstanding
+    assert math.isnan(trackers.tracked_share(None, 10, 0))  # no tracker
+    rolled = trackers.TRACKERS["pip195-rolled"]
+    assert rolled.factory == trackers.TRACKERS["pip195-buckets"].factory
+    # the release's default is 10 minutes (the release table, independent of the choice)
+    from trackerlab import releases
+
+    assert releases.resolve("4.2.4").default(trackers.ROLLOVER_KEY) == 10
+    assert dict(rolled.overrides) == {trackers.ROLLOVER_KEY: "0"}

@@ -61,8 +61,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="NAMES",
         help="trackers: comma-separated of time-buckets (4.2.4), pip195-buckets "
-        "(4.2.4), triple-heap (4.0.8: a different release), sorted-chunks (the "
-        "project's, once built); default: the first three (smoke: time-buckets)",
+        "(4.2.4), pip195-rolled (4.2.4, ledgers rolling every 50,000 entries), triple-heap "
+        "(4.0.8: a different release), sorted-chunks (the project's); default: all five "
+        "(smoke: time-buckets)",
     )
     q.add_argument(
         "--rate",
@@ -291,7 +292,7 @@ def run_trackers(args: argparse.Namespace) -> int:
         args.tracker,
         tr.TRACKERS,
         "--tracker",
-        smoke.get("trackers", ("time-buckets", "pip195-buckets", "triple-heap")),
+        smoke.get("trackers", tuple(tr.TRACKERS)),
     )
     workloads = tr.select(
         args.workload, tr.WORKLOADS, "--workload", smoke.get("workloads", tuple(tr.WORKLOADS))
@@ -313,7 +314,9 @@ def run_trackers(args: argparse.Namespace) -> int:
         else (tr.parse_duration_s("--sample-every", given["sample_every"], 1, 600))
     )
     pause_s = smoke.get("pause_s", tr.DEFAULT_PAUSE_S)
-    runs = []
+    # a folder of its own: data/broker/'s reader takes comparison files only
+    out = args.out if args.out is not None else data_dir() / "broker" / "trackers"
+    runs, paths = [], []
     for choice in choices:
         for w in workloads:
             print(
@@ -331,11 +334,10 @@ def run_trackers(args: argparse.Namespace) -> int:
                     say=print,
                 )
             )
+            # each run is written as soon as it ends: a later failure keeps it
+            paths += tr.write_results(runs[-1:], out, args.smoke)
     print()
     print(tr.format_table(runs))
-    # a folder of its own: data/broker/'s reader takes comparison files only
-    out = args.out if args.out is not None else data_dir() / "broker" / "trackers"
-    paths = tr.write_results(runs, out, args.smoke)
     print(f"\nwrote {len(paths)} files under {out}")
     return 0
 

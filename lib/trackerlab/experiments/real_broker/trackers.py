@@ -53,8 +53,9 @@ from trackerlab.experiments.real_broker import results
 from trackerlab.experiments.real_broker.receiver_queue import _shares, cpu_jiffies
 
 __all__ = [
-    "DEFAULT_PUBLISH_S", "DEFAULT_RATE_PER_S", "DEFAULT_SAMPLE_EVERY_S", "REBUILT", "TRACKERS",
-    "WORKLOADS", "TrackerChoice", "TrackersRun", "TrackersWorkload", "run", "summarize",
+    "BEHIND_SHARE", "DEFAULT_PUBLISH_S", "DEFAULT_RATE_PER_S", "DEFAULT_SAMPLE_EVERY_S", "REBUILT",
+    "TRACKERS",
+    "WORKLOADS", "TrackerChoice", "TrackersRun", "TrackersWorkload", "run", "summarize", "tracked_share",
     "write_results",
 ]  # fmt: skip
 
@@ -75,6 +76,14 @@ REBUILT = 0.99
 STALL_S = 3.0
 #: Seconds to wait for the rebuild before recording it as not done (NaN).
 REBUILD_TIMEOUT_S = 180.0
+#: A dispatcher is *behind* when its tracker holds less than this share of the messages sent
+#: and not yet received (``tracked_share``): it has not read the rest of the backlog yet, so
+#: its tracker's bytes per entry are real but its totals are not comparable with the others.
+BEHIND_SHARE = 0.9
+#: ``managedLedgerMinLedgerRolloverTimeMinutes`` (ServiceConfiguration.java:2449 at v4.2.4,
+#: the line of its Lombok getter in pulsar-broker-common-4.2.4.jar; default 10): at 0 a ledger
+#: rolls at ``managedLedgerMaxEntriesPerLedger`` = 50,000 entries, every 5 s at 10k/s.
+ROLLOVER_KEY = "managedLedgerMinLedgerRolloverTimeMinutes"
 
 
 @dataclass(frozen=True)
@@ -85,6 +94,8 @@ class TrackerChoice:
     version: str  # the broker release
     factory: str  # delayedDeliveryTrackerFactoryClassName
     note: str
+    #: broker.conf keys beside the factory (none: the release's defaults)
+    overrides: tuple[tuple[str, str], ...] = ()
 
 
 TRACKERS: dict[str, TrackerChoice] = {t.name: t for t in (
@@ -93,7 +104,15 @@ TRACKERS: dict[str, TrackerChoice] = {t.name: t for t in (
                   "#23611's InMemoryDelayedDeliveryTracker (the 4.2.4 default)"),
     TrackerChoice("pip195-buckets", "4.2.4",
                   "org.apache.pulsar.broker.delayed.BucketDelayedDeliveryTrackerFactory",
-                  "PIP-195 BucketDelayedDeliveryTracker, snapshots to the standalone's bookie"),
+                  "PIP-195 BucketDelayedDeliveryTracker, the release's ledgers (one 10-minute "
+                  "ledger in a 3-minute run: no bucket is sealed, no snapshot written)"),
+    TrackerChoice("pip195-rolled", "4.2.4",
+                  "org.apache.pulsar.broker.delayed.BucketDelayedDeliveryTrackerFactory",
+                  "PIP-195 with ledgers rolling every 50,000 entries (managedLedger"
+                  "MinLedgerRolloverTimeMinutes=0): a bucket is sealed and snapshotted to the "
+                  "standalone's bookie at each new ledger once it holds 50,000 indexes "
+                  "(BucketDelayedDeliveryTracker.java:381-383 at v4.2.4)",
+                  ((ROLLOVER_KEY, "0"),)),
     TrackerChoice("triple-heap", "4.0.8",
                   "org.apache.pulsar.broker.delayed.InMemoryDelayedDeliveryTrackerFactory",
                   "InMemoryDelayedDeliveryTracker of 4.0.8 (#23611 reverted in 4.0.6): "
@@ -165,7 +184,8 @@ class _Sampler:
         self.rows: list[dict[str, object]] = []
         self._cpu = cpu_jiffies()
 
-    def take(self, phase: str, t_s: float, sent: int) -> dict[str, object]:
+    def take(self, phase: str, t_s: float, sent: int, received: int) -> dict[str, object]:
+        """One sample; ``sent`` and ``received`` are the client's counts (``DelayedLoad``)."""
         full = f"persistent://public/default/{self.topic}"
         try:
             m, excluded = self.client.measure_graph(full, self.sub)
@@ -181,7 +201,7 @@ class _Sampler:
         busy, niced = _shares(self._cpu, cpu)
         self._cpu = cpu
         row = {
-            "phase": phase, "t_s": round(t_s, 3), "sent": sent,
+            "phase": phase, "t_s": round(t_s, 3), "sent": sent, "received": received,
             "tracker_class": m.tracker if m else "none",
             "jol_heap_bytes": m.heap_bytes if m else None,
             "jol_direct_capacity_bytes": m.direct_capacity_bytes if m else None,
@@ -202,8 +222,19 @@ class _Sampler:
         row["jol_bytes_per_entry"] = (
             row["jol_bytes"] / row["tracker_entries"] if m and m.delayed_messages > 0 else None
         )
+        row["tracked_share"] = tracked_share(row["tracker_entries"], sent, received)
         self.rows.append(row)
         return row
+
+
+def tracked_share(entries: int | None, sent: int, received: int) -> float:
+    """The tracker's entries over the messages sent and not yet received: near 1 when the
+    dispatcher has read the whole backlog (messages come due and leave meanwhile, so a little
+    under 1), NaN when nothing is outstanding or there is no tracker. O(1)."""
+    outstanding = sent - received
+    if entries is None or outstanding <= 0:
+        return math.nan
+    return entries / outstanding
 
 
 def _rebuild(client, topic: str, sub: str, before: int, timeout_s: float) -> tuple[float, int]:
@@ -226,6 +257,13 @@ def _rebuild(client, topic: str, sub: str, before: int, timeout_s: float) -> tup
             return (grew_at - t0) * 1000, peak
         time.sleep(0.2)
     return math.nan, peak
+
+
+def _counts(load, sent: int | None = None) -> tuple[int, int]:
+    """(sent, received) from the client's last progress line (``sent`` when given: the total
+    after the last send)."""
+    p = load.progress
+    return (sent if sent is not None else p.sent if p else 0), (p.received if p else 0)
 
 
 def _check_available(choice: TrackerChoice, built: broker_host.HostBuild) -> None:
@@ -253,7 +291,7 @@ def run(
     t_launch = time.monotonic()
     topic = f"trackers-{choice.name}-{w.name}-{os.getpid()}"
     sub = "sub-0"
-    overrides = {FACTORY_KEY: choice.factory}
+    overrides = {FACTORY_KEY: choice.factory, **dict(choice.overrides)}
     with broker_host.running_host(
         choice.version, run_dir, broker_overrides=overrides, extra_jvm_options=gclog.JVM_OPTIONS
     ) as (broker, client, built):
@@ -272,8 +310,10 @@ def run(
                 now = time.monotonic() - t0
                 done = load.produced.is_set()
                 if now >= next_at or done:
-                    sent = load.progress.sent if load.progress else 0
-                    r = sampler.take("publish", now, sent)
+                    # the client's progress line is up to 1 s old; after the last send its
+                    # total is exact (at 1,000/s the old line made the share 1.035)
+                    sent, received = _counts(load, load.sent_total if done else None)
+                    r = sampler.take("publish", now, sent, received)
                     say(f"  t={now:6.1f} s  sent {sent:,}  entries {r['tracker_entries']}  "
                         f"JOL {r['jol_bytes']} B  metric {r['metric_index_bytes']} B  "
                         f"walk {r['walk_ms']} ms")  # fmt: skip
@@ -286,18 +326,18 @@ def run(
             held = client.count(full, sub)
             load.command("disconnect")
             time.sleep(pause_s)
-            sampler.take("disconnected", time.monotonic() - t0, sent)
+            sampler.take("disconnected", time.monotonic() - t0, *_counts(load, sent))
             load.command("reconnect")
             reconnect_ms, reconnected = _rebuild(client, topic, sub, held, REBUILD_TIMEOUT_S)
             say(f"  reconnected: {held:,} entries before the disconnect, {reconnected:,} in "
                 f"{reconnect_ms:,.0f} ms")  # fmt: skip
-            sampler.take("reconnected", time.monotonic() - t0, sent)
+            sampler.take("reconnected", time.monotonic() - t0, *_counts(load, sent))
             before = client.count(full, sub)
             say(f"  unload with {before:,} entries in the tracker")
             _admin_unload(broker.admin_url, topic)
             rebuild_ms, rebuilt = _rebuild(client, topic, sub, before, REBUILD_TIMEOUT_S)
             say(f"  rebuilt: {rebuilt:,} entries in {rebuild_ms:,.0f} ms")
-            sampler.take("rebuilt", time.monotonic() - t0, sent)
+            sampler.take("rebuilt", time.monotonic() - t0, *_counts(load, sent))
         jol = client.ping()
         run_dir_ = broker.run_dir
         start_s = broker.start_seconds
@@ -328,6 +368,9 @@ def summarize(r: TrackersRun) -> dict[str, object]:
         "achieved_rate_per_s": r.sent / r.publish_s, "publish_s": r.publish_s,
         "tracker_class": last.tracker_class, "pending_entries": last.tracker_entries,
         "jol_bytes": last.jol_bytes, "jol_bytes_per_entry": last.jol_bytes_per_entry,
+        "tracked_share": float(last.get("tracked_share", math.nan)),
+        "behind": bool(last.get("tracked_share", math.nan) < BEHIND_SHARE),
+        "overrides": ",".join(f"{k}={v}" for k, v in r.tracker.overrides),
         "metric_index_bytes": last.metric_index_bytes,
         "alloc_bytes_per_s": alloc_rate, "alloc_window_s": span_s, **gc,
         "count_before_disconnect": r.count_before_disconnect, "reconnect_ms": r.reconnect_ms,
@@ -371,7 +414,8 @@ def write_results(runs: list[TrackersRun], out_dir: Path, smoke: bool) -> list[P
 
 def format_table(runs: list[TrackersRun]) -> str:
     """The side-by-side table (units in the headers)."""
-    head = ("tracker", "release", "workload", "pending entries", "JOL B/entry", "JOL MiB",
+    head = ("tracker", "release", "workload", "pending entries", "tracked share",
+            "JOL B/entry", "JOL MiB",
             "metric B", "alloc MiB/s", "GC pauses", "GC total ms", "GC max ms",
             "reconnect ms (entries)", "rebuild ms", "busy share")  # fmt: skip
     lines = []
@@ -381,6 +425,7 @@ def format_table(runs: list[TrackersRun]) -> str:
                                      else "")  # fmt: skip
         lines.append((
             s["tracker"], rel, s["workload"], f"{s['pending_entries']:,}",
+            f"{s['tracked_share']:.0%}" + (" (behind)" if s["behind"] else ""),
             f"{s['jol_bytes_per_entry']:.1f}", f"{s['jol_bytes'] / 2**20:.2f}",
             "n/a" if s["metric_index_bytes"] is None else f"{s['metric_index_bytes']:,}",
             f"{s['alloc_bytes_per_s'] / 2**20:.1f}", s["gc_pauses"],
