@@ -247,3 +247,16 @@ def test_nan_bytes_are_allowed_and_duplicates_refused(tmp_path, raw):
     raw.loc[6, "design"] = "sorted-chunks"
     with pytest.raises(ValueError, match="'sorted-chunks' appears twice"):
         dc.load(_write(tmp_path, raw))
+
+
+def test_empty_and_ragged_files_are_refused(tmp_path):
+    path = tmp_path / "comparisons.csv"
+    path.write_text("")
+    with pytest.raises(ValueError, match=r"comparisons\.csv: not a CSV table"):
+        dc.load(path)
+    path.write_text(",".join(dc.COLUMNS) + "\n")
+    with pytest.raises(ValueError, match=r"comparisons\.csv: no rows"):
+        dc.load(path)
+    path.write_text(",".join(dc.COLUMNS) + "\n" + ",".join(["x"] * 14) + "\n")
+    with pytest.raises(ValueError, match=r"comparisons\.csv, row 1: 14 fields, the header has 11"):
+        dc.load(path)

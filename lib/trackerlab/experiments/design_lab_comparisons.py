@@ -16,6 +16,7 @@ Units: ``memory_bytes_per_entry`` and ``disk_bytes_per_entry`` are bytes per tra
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
 
@@ -78,13 +79,29 @@ def _bytes_value(text: str, where: str) -> float:
     return value
 
 
+def _read_table(path: Path, name: str) -> pd.DataFrame:
+    """Every cell as text; a row whose field count differs from the header's is refused
+    (``pandas.read_csv`` would silently turn extra leading fields into an index)."""
+    with path.open(newline="", encoding="utf-8") as handle:
+        records = list(csv.reader(handle))
+    if not records:
+        raise ValueError(f"{name}: not a CSV table (empty file)")
+    header, body = records[0], [r for r in records[1:] if r]
+    for i, record in enumerate(body):
+        if len(record) != len(header):
+            raise ValueError(
+                f"{name}, row {i + 1}: {len(record)} fields, the header has {len(header)}"
+            )
+    return pd.DataFrame(body, columns=header, dtype=str)
+
+
 def load(path: str | Path | None = None) -> pd.DataFrame:
     """The comparisons table, checked: one row per design, byte columns as floats (NaN when
     not applicable). ``ValueError`` naming the file, the row (1-based data row and design) and
     the column on a corrupt file. O(rows)."""
     path = Path(path) if path is not None else default_path()
     name = display_path(path)
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    raw = _read_table(path, name)
     missing = [c for c in COLUMNS if c not in raw.columns]
     if missing:
         raise ValueError(
