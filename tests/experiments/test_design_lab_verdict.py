@@ -131,6 +131,8 @@ def test_realistic_summary_by_hand():
     assert by.at[(0, "sorted-chunks"), "worst_dispatching_B"] == 12.0
     assert by.at[(0, "sorted-chunks"), "cells_above_24B"] == 1
     assert by.at[(4, "sorted-chunks"), "worst_paused_B"] == 6.0  # 20,000 and 50,000: decade 4
+    assert by.at[(4, "sorted-chunks"), "held_entries"] == "10,000..100,000"
+    assert by.at[(0, "triple-heap"), "held_entries"] == "1..10"
     assert by.at[(4, "time-buckets-hier"), "cells_refused"] == 1
     assert by.at[(4, "triple-heap"), "cells_above_24B"] == 2  # 30 B/entry both
     assert list(s.above.index_entries) == [8]

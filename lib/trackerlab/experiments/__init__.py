@@ -14,6 +14,9 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
 - :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
+- :mod:`~trackerlab.experiments.design_lab_realistic` (the matrix on Pulsar's own workload) and
+  :mod:`~trackerlab.experiments.design_lab_verdict` (latency, broker table, comparisons and the
+  one-sentence answer): design_lab's part II;
 - :mod:`~trackerlab.experiments.real_broker.stored`: real_broker (stored ``trackerlab broker
   run`` results, read without a broker);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
@@ -23,6 +26,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 from trackerlab.experiments import (
     bucket_sweeps,
     design_lab,
+    design_lab_realistic,
+    design_lab_verdict,
     massive_delayed,
     massive_reference,
     pending_acks_op_cost,
@@ -37,6 +42,8 @@ from trackerlab.experiments import (
 __all__ = [
     "bucket_sweeps",
     "design_lab",
+    "design_lab_realistic",
+    "design_lab_verdict",
     "massive_delayed",
     "massive_reference",
     "pending_acks_op_cost",

@@ -23,6 +23,7 @@ from the frames; nothing is hard-coded.
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,31 +82,40 @@ COMPARISON_COLUMNS = (
     "disk_bytes_per_entry", "precision", "ordering", "recovery", "basis", "notes",
 )  # fmt: skip
 NOT_AVAILABLE = "not available"
+COMPARISONS_MODULE = "trackerlab.experiments.design_lab_comparisons"
 #: The realistic frame's columns this module reads (``design_lab_realistic.run_realistic``).
 REALISTIC_COLUMNS = (
     *dl.CELL_COLUMNS, "design", "index_entries", "entries", "jvm_bytes", "bytes_per_entry",
     "live_bytes_per_entry", "refused",
 )  # fmt: skip
 
-#: Reader headers (units in every header) for ``show_table``.
-BROKER_HEADERS = {
+#: Reader headers (units in every header) for ``show_table``: the broker table in two parts
+#: (memory, then cost), so that every column fits the page.
+BROKER_MEMORY_HEADERS = {
     "tracker": "tracker", "pulsar_version": "release", "workload": "workload",
     "pending_entries": "pending entries", "jol_bytes_per_entry": "live JOL (B per entry)",
     "metric_index_bytes": "broker metric (B)",
-    "add_in_order_p99_ns": "addMessage in order, p99 (ns)",
-    "add_out_of_order_p99_ns": "addMessage out of order, p99 (ns)",
-    "get_scheduled_p99_ns": "getScheduledMessages(100), p99 (ns)",
+    "behind": f"behind (< {BEHIND_SHARE:.0%} of the most pending)",
+}  # fmt: skip
+BROKER_COST_HEADERS = {
+    "tracker": "tracker", "workload": "workload",
+    "add_in_order_p99_ns": "add, in order: p99 (ns)",
+    "add_out_of_order_p99_ns": "add, out of order: p99 (ns)",
+    "get_scheduled_p99_ns": "getScheduled: p99 (ns)",
     "alloc_bytes_per_msg": "whole-broker allocation (B per message)",
     "gc_pause_total_ms": "GC pauses, total (ms)", "gc_pause_max_ms": "GC pause, max (ms)",
     "rebuild_ms": "rebuild after unload (ms)",
-    "behind": f"behind (< {BEHIND_SHARE:.0%} of the most pending entries)",
 }  # fmt: skip
+BROKER_HEADERS = {**BROKER_MEMORY_HEADERS, **BROKER_COST_HEADERS}
+_SHORT = {"add_in_order": "add, in order", "add_out_of_order": "add, out of order",
+          "get_scheduled": "getScheduled(100)"}  # fmt: skip
 LATENCY_HEADERS = {
-    "tracker": "tracker", "pulsar_version": "release", "prefill_messages": "prefill (messages)",
-    **{f"{m}_{q}_ns": f"{METHOD_WORDS[m]}, {q} (ns)"
-       for m in BENCHMARKS.values() for q in ("p50", "p99")},
-    **{f"{m}_alloc_bytes": f"{METHOD_WORDS[m]}, allocation (B per call)"
-       for m in BENCHMARKS.values()},
+    "tracker": "tracker", "pulsar_version": "release",
+    **{f"{m}_{q}_ns": f"{_SHORT[m]}: {q} (ns)" for q in ("p99", "p50") for m in BENCHMARKS.values()},
+}  # fmt: skip
+ALLOCATION_HEADERS = {
+    "tracker": "tracker", "prefill_messages": "prefill (messages)",
+    **{f"{m}_alloc_bytes": f"{_SHORT[m]}: allocation (B per call)" for m in BENCHMARKS.values()},
 }  # fmt: skip
 SIZE_HEADERS = {
     "held_entries": "held entries", "design": "design",
@@ -114,10 +124,10 @@ SIZE_HEADERS = {
     "cells_above_24B": "cells above 24 B", "cells_refused": "cells refused", "cells": "cells",
 }  # fmt: skip
 ABOVE_HEADERS = {
-    "messages": "messages", "delay": "delay", "pattern": "delayed messages",
-    "rate_per_ms": "rate (msg per ms)", "tick_ms": "tick (ms)", "index_entries": "held entries",
-    "bytes_per_entry": "paused (B per entry)", "live_bytes_per_entry": "dispatching (B per entry)",
-    "reason": "why above 24 B",
+    "index_entries": "held entries", "bytes_per_entry": "paused (B per entry)",
+    "live_bytes_per_entry": "dispatching (B per entry)", "reason": "why above 24 B",
+    "delay": "delay", "pattern": "delayed messages", "rate_per_ms": "rate (msg per ms)",
+    "tick_ms": "tick (ms)", "messages": "messages",
 }  # fmt: skip
 COMPARISON_HEADERS = {
     "design": "design", "system": "system",
@@ -185,8 +195,8 @@ def load_comparisons(path: Path | None = None) -> pd.DataFrame:
             return _not_available(f"no comparisons file {path.name}")
         frame = pd.read_csv(path)
     else:
-        try:
-            from trackerlab.experiments import design_lab_comparisons
+        try:  # by name: the module is another part's (issue 27 item 2), maybe not here yet
+            design_lab_comparisons = importlib.import_module(COMPARISONS_MODULE)
         except ImportError:
             return _not_available(
                 "trackerlab.experiments.design_lab_comparisons is not in this copy"
@@ -239,7 +249,9 @@ def latency_table(frame: pd.DataFrame) -> pd.DataFrame:
     benchmark of :data:`BENCHMARKS`. O(rows)."""
     cols = ["tracker", "pulsar_version", "prefill_messages"]
     if frame.empty:
-        return pd.DataFrame(columns=[*cols, *LATENCY_HEADERS.keys()])
+        return pd.DataFrame(
+            columns=list(dict.fromkeys([*cols, *LATENCY_HEADERS, *ALLOCATION_HEADERS]))
+        )
     f = frame.assign(tracker=frame.design.map(tracker_name),
                      method=frame.benchmark.map(BENCHMARKS))  # fmt: skip
     f = f[f.method.notna()]
@@ -351,7 +363,7 @@ def realistic_summary(frame: pd.DataFrame, design: str = PROPOSAL) -> RealisticS
     for (decade, design_), g in f.groupby(["held_decade", "design"], sort=True):
         paused, live = g.bytes_per_entry.astype(float), g.live_bytes_per_entry.astype(float)
         rows.append({
-            "held_entries": f"1e{decade}..1e{decade + 1}", "held_decade": int(decade),
+            "held_entries": f"{10**decade:,}..{10 ** (decade + 1):,}", "held_decade": int(decade),
             "design": design_, "worst_paused_B": paused.max(), "worst_dispatching_B": live.max(),
             "cells_above_24B": int(((paused > HEAP_B) | (live > HEAP_B)).sum()),
             "cells_refused": int((g.refused.fillna("") != "").sum()), "cells": len(g),
@@ -584,3 +596,44 @@ def conclusions(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataF
             lines.append(f"Comparisons ({len(comparisons)} rows): no memory figure per entry.")
     lines.append(answer(realistic, latency, broker, proposal, incumbent))
     return lines
+
+
+# --------------------------------------------------------------------------- report helpers
+
+
+def repo_path(path: str) -> Path:
+    """``path`` relative to the repository root unless absolute (a notebook runs inside
+    ``notebooks/``)."""
+    from trackerlab.paths import repo_root
+
+    p = Path(path)
+    return p if p.is_absolute() else repo_root() / p
+
+
+def plot_by_size(
+    by_size: pd.DataFrame, designs: tuple[str, ...] = (PROPOSAL, "time-buckets-hier", "triple-heap")
+):
+    """Worst paused (solid) and dispatching (dashed) bytes per entry per held-entries decade
+    for ``designs`` (log scale), the heap's 24 B as a red line. Returns the figure (shown by
+    ``plt.show()``)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    for k, design in enumerate(designs):
+        g = by_size[by_size.design == design].sort_values("held_decade")
+        if g.empty:
+            continue
+        x = 10.0 ** g.held_decade.to_numpy()
+        colour = f"C{k}"
+        ax.plot(x, g.worst_paused_B, "o-", color=colour, label=f"{design}, paused")
+        live = g.worst_dispatching_B.notna().to_numpy()
+        if live.any():
+            ax.plot(x[live], g.worst_dispatching_B.to_numpy()[live], "s--", color=colour,
+                    label=f"{design}, dispatching")  # fmt: skip
+    ax.axhline(HEAP_B, color="C3", ls=":", label="heap: 24 B/entry")
+    ax.set(xscale="log", yscale="log", xlabel="held entries (decade, lower bound)",
+           ylabel="worst JVM bytes per entry (log)",
+           title="Realistic matrix: worst bytes per entry per tracker size")  # fmt: skip
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    fig.tight_layout()
+    return fig
