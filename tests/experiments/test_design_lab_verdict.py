@@ -282,8 +282,11 @@ def test_missing_inputs_give_stated_sentences():
     assert any(x.startswith("No broker runs were found") for x in lines)
     only_matrix = v.answer(realistic_frame(), empty_l, empty_b)
     assert only_matrix.endswith(
-        "but not deploy it yet: no broker run compares it with time-buckets."
+        "but not deploy it yet: no JMH latency compares it with time-buckets; no broker run "
+        "compares it with time-buckets."
     )
+    no_jmh = v.answer(realistic_frame(), empty_l, broker_frame())
+    assert "no JMH latency compares it with time-buckets" in no_jmh
     assert v.broker_table(empty_b, empty_l).empty
 
 

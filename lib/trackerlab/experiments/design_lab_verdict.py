@@ -407,6 +407,7 @@ class Evidence:
     proposal_behind: bool
     proposal_missing: tuple[str, ...]  # workloads the proposal was not run on
     slower: tuple[tuple[str, float, float], ...]  # (method, proposal p99, incumbent p99)
+    latency_compared: bool = True  # JMH rows for both the proposal and the incumbent
 
 
 def evidence(
@@ -464,6 +465,7 @@ def evidence(
         broker_workload=workload, proposal_jol_B=p_jol, incumbent_jol_B=i_jol,
         proposal_pending=p_pend, most_pending=most, proposal_behind=behind,
         proposal_missing=missing, slower=tuple(slower),
+        latency_compared=proposal in lat.index and incumbent in lat.index,
     )  # fmt: skip
 
 
@@ -515,6 +517,8 @@ def answer(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataFrame,
     smaller = small_only and (not e.broker_workload or e.proposal_jol_B < e.incumbent_jol_B)
     memory = _memory_clause(e, incumbent)
     caveats = _caveats(e, incumbent)
+    if not e.latency_compared:
+        caveats.append(f"no JMH latency compares it with {incumbent}")
     if not e.broker_workload:
         caveats.append(f"no broker run compares it with {incumbent}")
     if not smaller:
