@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 
 import numpy as np
 import pandas as pd
@@ -204,16 +203,16 @@ def test_load_comparisons_from_a_fixture_csv(tmp_path):
     assert line == ("Comparisons (3 rows): memory from 80.0 B/entry (kafka-timing-wheel) to "
                     "88.0 B/entry (netty-hashed-wheel).")  # fmt: skip
     (tmp_path / "bad.csv").write_text("design,system\nx,y\n")
-    with pytest.raises(UsageError, match="comparisons: missing columns source"):
+    with pytest.raises(ValueError, match=r"bad\.csv: column 'source' is missing"):
         v.load_comparisons(tmp_path / "bad.csv")
 
 
-def test_absent_comparisons_give_a_not_available_row(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "trackerlab.experiments.design_lab_comparisons", None)
-    c = v.load_comparisons()
+def test_absent_comparisons_give_a_not_available_row(tmp_path):
+    c = v.load_comparisons(tmp_path / "none.csv")
     assert list(c.design) == [v.NOT_AVAILABLE]
-    assert "design_lab_comparisons is not in this copy" in c.notes.iloc[0]
-    assert list(v.load_comparisons(tmp_path / "none.csv").design) == [v.NOT_AVAILABLE]
+    assert c.notes.iloc[0] == "no comparisons file none.csv"
+    # the stored file loads through design_lab_comparisons (its first row: the proposal)
+    assert v.load_comparisons().design.iloc[0] == "sorted-chunks"
     lines = v.conclusions(realistic_frame(), latency_frame(), broker_frame(), c)
     assert any(x.startswith("Comparisons with other designs: not available (") for x in lines)
     lines = v.conclusions(realistic_frame(), latency_frame(), broker_frame(), None)

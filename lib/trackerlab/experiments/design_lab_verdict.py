@@ -23,7 +23,6 @@ from the frames; nothing is hard-coded.
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ import pandas as pd
 
 from trackerlab.errors import UsageError
 from trackerlab.experiments import design_lab as dl
+from trackerlab.experiments import design_lab_comparisons
 
 #: The proposal the verdict is about (issue 27, item 2).
 PROPOSAL = "sorted-chunks"
@@ -82,7 +82,6 @@ COMPARISON_COLUMNS = (
     "disk_bytes_per_entry", "precision", "ordering", "recovery", "basis", "notes",
 )  # fmt: skip
 NOT_AVAILABLE = "not available"
-COMPARISONS_MODULE = "trackerlab.experiments.design_lab_comparisons"
 #: The realistic frame's columns this module reads (``design_lab_realistic.run_realistic``).
 REALISTIC_COLUMNS = (
     *dl.CELL_COLUMNS, "design", "index_entries", "entries", "jvm_bytes", "bytes_per_entry",
@@ -185,26 +184,14 @@ def _not_available(reason: str) -> pd.DataFrame:
 
 
 def load_comparisons(path: Path | None = None) -> pd.DataFrame:
-    """The comparisons table. With ``path``: that CSV (columns checked). Without:
-    ``trackerlab.experiments.design_lab_comparisons.load()``, imported here so that its
-    absence (or its CSV's) gives one row with ``design`` = :data:`NOT_AVAILABLE` and the
-    reason in ``notes`` instead of an error. O(rows)."""
-    if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            return _not_available(f"no comparisons file {path.name}")
-        frame = pd.read_csv(path)
-    else:
-        try:  # by name: the module is another part's (issue 27 item 2), maybe not here yet
-            design_lab_comparisons = importlib.import_module(COMPARISONS_MODULE)
-        except ImportError:
-            return _not_available(
-                "trackerlab.experiments.design_lab_comparisons is not in this copy"
-            )
-        try:
-            frame = design_lab_comparisons.load()
-        except (FileNotFoundError, OSError) as exc:
-            return _not_available(f"design_lab_comparisons.load() found no data: {exc}")
+    """The comparisons table (:func:`design_lab_comparisons.load`: checked, ValueError on a
+    corrupt file), ``path`` or the stored ``data/design_lab/comparisons.csv``. An absent file
+    gives one row with ``design`` = :data:`NOT_AVAILABLE` and the reason in ``notes``.
+    O(rows)."""
+    where = Path(path) if path is not None else design_lab_comparisons.default_path()
+    if not where.is_file():
+        return _not_available(f"no comparisons file {where.name}")
+    frame = design_lab_comparisons.load(where)
     _check_columns(frame, COMPARISON_COLUMNS, "comparisons")
     return frame.reset_index(drop=True)
 
