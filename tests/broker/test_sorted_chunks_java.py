@@ -1,6 +1,6 @@
 """The proposal ``sorted-chunks`` in Java (``broker/tracker/``), against Pulsar 4.2.4's own
 ``AbstractDelayedDeliveryTracker``: the build, hand-computed JOL sizes, dedup and membership,
-wide ids, the 4096-byte chunk bound and the dispatch order (/work/sorted-chunks-design.md).
+wide ids, the 4096-byte chunk bound and the dispatch order (docs/design/sorted-chunks.md).
 
 Each test runs ``trackerlab.delayed.SizeCheck`` in a JVM of its own; the class skips, naming
 what is missing, only without Java 17+, ``mvn`` or Maven Central. A compile error fails.

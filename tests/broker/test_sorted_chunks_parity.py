@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.models.proposals.test_sorted_chunks import SPLICE_ROWS, SPLICE_STEPS, replay_splice
 from trackerlab.broker import tracker
 from trackerlab.javacheck import JavaMissing, require_java
 from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
@@ -95,3 +96,54 @@ def test_wide_bitmaps_after_dispatch(built):
         model.add_message(*row)
     model.get_scheduled_messages(1000, later)
     assert model.jvm_bytes(COMPRESSED) == java.scheduled.total_bytes
+
+
+def _java_rows(rows) -> np.ndarray:
+    """SizeCheck rows from (ledger | None, entry, deliverAt, now): None -> a dispatch row."""
+    return np.array(
+        [(tracker.DISPATCH if led is None else led, ent, at, now) for led, ent, at, now in rows],
+        dtype=np.int64,
+    )
+
+
+def _chunks_of(model: SortedChunksTracker) -> tuple[tuple[int, ...], ...]:
+    return tuple(
+        (*c.first, *c.last, c.count, c.length, c.read_offset, c.capacity) for c in model.chunks
+    )
+
+
+@pytest.mark.parametrize("step", sorted(SPLICE_STEPS))
+def test_the_hand_splice_through_jol(built, step):
+    """tests/models/proposals/test_sorted_chunks.py's hand splice, step by step, in Java: the
+    chunk's fields, its unread bytes, its capacity and readOffset are the hand values, and
+    JOL's total is the model's ``jvm_bytes``. The TreeSet alone: 16 + TreeMap 48 + node 40 +
+    PRESENT 16 + Chunk 80 + byte[capacity] (16 + capacity)."""
+    first, last, count, hexdata, length, read_offset, cap = SPLICE_STEPS[step]
+    a = _java_rows(SPLICE_ROWS[: 31 + step])
+    java = tracker.size_check(built, a[:, 0], a[:, 1], a[:, 2], a[:, 3], 1, False, chunks=True)
+    assert java.added.chunk_rows == ((*first, *last, count, length, read_offset, cap),)
+    assert java.added.chunk_data == (bytes.fromhex(hexdata),)
+    assert java.added.treeset_bytes == 16 + 48 + 40 + 16 + 80 + 16 + cap
+    model = replay_splice(step)
+    assert _chunks_of(model) == java.added.chunk_rows
+    assert model.jvm_bytes(COMPRESSED) == java.added.total_bytes
+
+
+def test_a_split_through_jol(built):
+    """4097 keys with 1-byte tokens fill a chunk (4096 B); a key between two held ones makes
+    4097 B: split in 2049 + 2049 keys (the first half: keys 0..6000, 6001, 6003..6141; the
+    new key's tokens 04 and 08 are 1 B each), 2048 B of tokens each, exact capacities 2048;
+    bytes equal to the model's, JOL equal to ``jvm_bytes``."""
+    rows = [(7, 3 * i, 100, 0) for i in range(4097)] + [(7, 3 * 2000 + 1, 100, 0)]
+    a = np.array(rows, dtype=np.int64)
+    java = tracker.size_check(built, a[:, 0], a[:, 1], a[:, 2], a[:, 3], 1, False, chunks=True)
+    model = SortedChunksTracker(1)
+    for row in rows:
+        model.add_message(*row)
+    assert java.added.chunk_rows == (
+        (100, 7, 0, 100, 7, 3 * 2047, 2049, 2048, 0, 2048),
+        (100, 7, 3 * 2048, 100, 7, 3 * 4096, 2049, 2048, 0, 2048),
+    )
+    assert _chunks_of(model) == java.added.chunk_rows
+    assert java.added.chunk_data == tuple(c.unread() for c in model.chunks)
+    assert model.jvm_bytes(COMPRESSED) == java.added.total_bytes

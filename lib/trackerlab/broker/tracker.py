@@ -4,7 +4,7 @@ and ``trackerlab.delayed.SizeCheck`` run on numpy arrays.
 ``tracker/`` is a Maven project whose parent is the standalone's (``maven/pom.xml``: the same
 ``pulsar-broker`` tree, RoaringBitmap at the release's version) and which adds JOL 0.17; it
 compiles ``trackerlab.delayed.{SortedChunksTracker, SortedChunksTrackerFactory, Chunk,
-ChunkCodec, SizeCheck}`` (/work/sorted-chunks-design.md) with the jvm-check harness's own
+ChunkCodec, SizeCheck}`` (docs/design/sorted-chunks.md) with the jvm-check harness's own
 ``Measure`` and ``Reflect`` (not copied). :func:`build` runs, per release, into
 ``$TRACKERLAB_CACHE/pulsar/sorted-chunks-<v>-<hash>``::
 
@@ -56,6 +56,8 @@ SIZE_CHECK_CLASS = "trackerlab.delayed.SizeCheck"
 SHARED_SOURCES = ("Measure.java", "Reflect.java")
 #: The ledger id of a dispatch row: ``getScheduledMessages(entry)`` at the row's ``now_ms``.
 DISPATCH = -1
+#: SizeCheck's per-phase line kinds (``SizeCheck.java``'s Javadoc).
+PHASE_LINES = ("size", "buffer", "count", "chunks", "classes", "chunk", "chunkdata", "contains")
 #: Seconds one SizeCheck JVM may run.
 RUN_TIMEOUT_S = 1800
 
@@ -100,6 +102,9 @@ class IndexSize:
     chunk_rows: tuple[tuple[int, ...], ...] = ()
     #: ``contains=...``: (ledger, entry, containsMessage) per position asked
     contains: tuple[tuple[int, int, bool], ...] = ()
+    #: ``chunks=True``: the unread token bytes of each chunk (``data[readOffset:readOffset +
+    #: length]``), in index order
+    chunk_data: tuple[bytes, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -186,11 +191,16 @@ def _index_size(fields: dict[str, list[list[str]]]) -> IndexSize:
         fields.get("classes", [[""]])[0][0],
         tuple(tuple(int(v) for v in row) for row in fields.get("chunk", [])),
         tuple((int(r[0]), int(r[1]), r[2] == "true") for r in fields.get("contains", [])),
+        tuple(bytes.fromhex(r[0] if r else "") for r in fields.get("chunkdata", [])),
     )  # fmt: skip
 
 
 def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
-    """SizeCheck's tab-separated lines (see ``SizeCheck.java``). O(lines)."""
+    """SizeCheck's tab-separated lines (see ``SizeCheck.java``); JOL's ``# WARNING`` lines
+    before the ``jvm`` line (e.g. "Unable to attach Serviceability Agent" on a loaded machine)
+    are skipped. O(lines)."""
+    while lines and lines[0].startswith("# "):
+        lines = lines[1:]
     if not lines or not lines[0].startswith("jvm\t"):
         raise SizeCheckFailed("SizeCheck printed no 'jvm' line")
     phases: dict[str, dict[str, list[list[str]]]] = {"add": {}, "scheduled": {}}
@@ -208,7 +218,7 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
             tracked, refused = int(f[1]), int(f[2])
         elif f[0] == "position":
             positions.append((int(f[1]), int(f[2])))
-        elif f[0] in ("size", "buffer", "count", "chunks", "classes", "chunk", "contains"):
+        elif f[0] in PHASE_LINES:
             phases[f[1]].setdefault(f[0], []).append(f[2:])
     scheduled = _index_size(phases["scheduled"]) if phases["scheduled"] else None
     return SizeCheckResult(

@@ -160,12 +160,106 @@ def test_an_insert_into_a_full_chunk_splits_it_in_halves():
     for t, led, e in _full_chunk_keys(4097):
         tr.add_message(led, e, t, 0)
     assert len(tr.chunks) == 1 and tr.chunks[0].length == 4096
-    tr.add_message(7, 3 * 2000 + 1, 100, 0)  # between two held keys: a rewrite of 4098 keys
+    tr.add_message(7, 3 * 2000 + 1, 100, 0)  # between two held keys: 4097 B, a split of 4098 keys
     assert [c.count for c in tr.chunks] == [2049, 2049]
     assert tr.chunks[0].last < tr.chunks[1].first
     assert [c.capacity for c in tr.chunks] == [sc.capacity(c.length) for c in tr.chunks]
     keys = tr.chunks[0].keys() + tr.chunks[1].keys()
     assert keys == sorted(keys) and len(keys) == 4098
+
+
+# --------------------------------------------------------------------------- the splice
+
+#: (ledger, entry, deliverAt ms, now ms) rows of the hand splice (tick 1 ms: bits 0, tick =
+#: deliverAt); a row with ledger None is getScheduledMessages(entry) at now. Shared with
+#: tests/broker/test_sorted_chunks_parity.py (the same bytes through JOL).
+SPLICE_ROWS: list[tuple[int | None, int, int, int]] = [
+    *[(7, 10 * i, 100, 0) for i in range(31)],  # 0: 30 tokens 0x28 (gap 10 -> 40)
+    (None, 2, 0, 99),  # 1: dispatch (7,0) (7,10): readOffset 2
+    (7, 25, 100, 0),  # 2: in place, readOffset kept
+    (7, 35, 100, 0),  # 3: in place, up to the capacity exactly
+    (7, 45, 100, 0),  # 4: does not fit: a new byte[32], readOffset 0
+    (7, 55, 100, 0),  # 5: in place
+    (7, 65, 100, 0),  # 6: growth to byte[64]
+    (7, 4396, 100, 0),  # 7: append, gap 4096 -> varint(16384) = 80 80 01
+    (7, 301, 100, 0),  # 8: g = 0: 04 | fc 7f replaces 80 80 01
+    (7, 0, 50, 0),  # 9: below the first key: the new first, token ca 01 00 14 in front
+]
+#: after each step: (first, last, count, unread hex, length, read_offset, capacity), by hand
+SPLICE_STEPS = {
+    0: ((100, 7, 0), (100, 7, 300), 31, "28" * 30, 30, 0, 32),
+    1: ((100, 7, 20), (100, 7, 300), 29, "28" * 28, 28, 2, 32),
+    # a = (100,7,20) b = (100,7,30): 28 -> 14 14 (gap 5 -> 20), g = +1: 2 + 29 <= 32
+    2: ((100, 7, 20), (100, 7, 300), 30, "14" * 2 + "28" * 27, 29, 2, 32),
+    # a = (100,7,30) b = (100,7,40): 2 + 30 = 32 <= 32, still in place
+    3: ((100, 7, 20), (100, 7, 300), 31, "14" * 4 + "28" * 26, 30, 2, 32),
+    # 2 + 31 > 32, 31 <= 4096: capacity(31) = 32, a new array, the unread bytes at 0
+    4: ((100, 7, 20), (100, 7, 300), 32, "14" * 6 + "28" * 25, 31, 0, 32),
+    5: ((100, 7, 20), (100, 7, 300), 33, "14" * 8 + "28" * 24, 32, 0, 32),
+    # 0 + 33 > 32: capacity(33) = 64
+    6: ((100, 7, 20), (100, 7, 300), 34, "14" * 10 + "28" * 23, 33, 0, 64),
+    7: ((100, 7, 20), (100, 7, 4396), 35, "14" * 10 + "28" * 23 + "808001", 36, 0, 64),
+    # a = (100,7,300) b = (100,7,4396): 80 80 01 (3 B) -> 04 (gap 1) fc 7f (4095 << 2 =
+    # 16380 = 0x3ffc: 7c|80, 7f): 3 B, g = 0
+    8: ((100, 7, 20), (100, 7, 4396), 36, "14" * 10 + "28" * 23 + "04fc7f", 36, 0, 64),
+    # k = (50,7,0): token(k -> (100,7,20)) = varint(50 << 2 | 2 = 202) ca 01, zigzag(0) 00,
+    # varint(20) 14: 4 B in front, 4 + 36 <= 64 in place
+    9: ((50, 7, 0), (100, 7, 4396), 37, "ca010014" + "14" * 10 + "28" * 23 + "04fc7f", 40, 0, 64),
+}
+
+
+def replay_splice(steps: int) -> SortedChunksTracker:
+    """The hand splice rows up to step ``steps`` (0: the 31 adds) on the model."""
+    tr = SortedChunksTracker(1)
+    rows = SPLICE_ROWS[: 31 + steps]
+    for led, ent, at, now in rows:
+        if led is None:
+            tr.get_scheduled_messages(ent, now)
+        else:
+            assert tr.add_message(led, ent, at, now)
+    return tr
+
+
+def chunk_state(c: sc.Chunk) -> tuple:
+    return (c.first, c.last, c.count, c.unread().hex(), c.length, c.read_offset, c.capacity)
+
+
+@pytest.mark.parametrize("step", sorted(SPLICE_STEPS))
+def test_splice_bytes_capacity_and_read_offset_by_hand(step):
+    tr = replay_splice(step)
+    (chunk,) = tr.chunks
+    assert chunk_state(chunk) == SPLICE_STEPS[step]
+    assert chunk.keys() == sorted(chunk.keys()) and len(chunk.keys()) == chunk.count
+
+
+def test_a_splice_never_shrinks_by_hand():
+    # the g = 0 case of step 8, and the three cases at the ends
+    assert sc.splice_growth((100, 7, 300), (100, 7, 301), (100, 7, 4396)) == 0
+    assert sc.splice_growth((100, 7, 20), (100, 7, 25), (100, 7, 30)) == 1
+    assert sc.splice_growth(None, (50, 7, 0), (100, 7, 20)) == 4
+    assert sc.splice_growth((100, 7, 20), (100, 7, 25), None) == 1
+    # the largest shrink one might hope for: k at b's tick and ledger with a tiny entry id,
+    # b's entry id huge: the absolute id moves to k (1 B) but the gap keeps b's size
+    a, k, b = (0, 0, 0), (1, 0, 0), (1, 0, (1 << 62) - 1)
+    assert len(sc.token(a, b)) == 1 + 1 + 9
+    assert sc.splice_growth(a, k, b) == 3 + 10 - 11
+
+
+_magnitudes = st.one_of(
+    st.integers(0, 130), st.integers(0, 1 << 20), st.integers(0, (1 << 61) - 1),
+    st.sampled_from([0, 1, 127, 128, 16383, 16384, (1 << 61) - 1]),
+)  # fmt: skip
+
+
+@given(st.lists(st.tuples(_magnitudes, _magnitudes, _magnitudes), min_size=3, max_size=3,
+                unique=True).map(sorted))  # fmt: skip
+@settings(max_examples=2000)
+def test_a_splice_never_shrinks(three):
+    """No negative growth exists (the proof: splice_growth's docstring); searched here over
+    keys of every varint size."""
+    a, k, b = three
+    assert sc.splice_growth(a, k, b) >= 0
+    assert sc.splice_growth(None, a, k) >= 1 and sc.splice_growth(a, k, None) >= 1
 
 
 # --------------------------------------------------------------------------- machines

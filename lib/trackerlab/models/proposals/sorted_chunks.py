@@ -1,8 +1,8 @@
 """Proposal ``sorted-chunks`` (issue 27, item 2): one sorted sequence of bounded, delta-coded
 chunks keyed by ``(tickKey, ledgerId, entryId)``, full 64-bit positions, a per-ledger bitmap for
-membership. Source: the design document ``/work/sorted-chunks-design.md`` (shared by the Python
-model and the Java class ``trackerlab.delayed.SortedChunksTracker``); nothing here changes its
-encoding, split rule, capacity rule or object graph. Java shape::
+membership. Source: the design document ``docs/design/sorted-chunks.md`` (the Python model and
+the Java class ``trackerlab.delayed.SortedChunksTracker`` follow it byte for byte); nothing here
+changes its encoding, split rule, capacity rule or object graph. Java shape::
 
     TreeSet<Chunk> chunks;                 // Chunk implements Comparable (first key)
     Chunk probe;                           // reused floor() probe, data == null
@@ -20,11 +20,14 @@ varint(E)``; ``varint`` = unsigned LEB128 of a 64-bit value. A delta of 2^62 or 
 
 Add: on the append path (key above the last key of the last chunk) the token goes at the end,
 or, when it would make ``length > 4096``, a new chunk holds the position alone. Elsewhere the
-floor chunk (the first chunk when the key is below every first key) is decoded, the key
-inserted, and re-encoded; above 4096 bytes its unread positions plus the new one are split into
-``count // 2`` and the rest (the first half keeps the object). Capacity of ``data``: the
-smallest power of two >= 32 holding ``length``, at most 4096; a rewrite allocates exactly that,
-an append that does not fit grows to it.
+key is spliced into the floor chunk (the first chunk when the key is below every first key):
+token(a -> b) around it becomes token(a -> k) token(k -> b), in place when ``readOffset +
+length + g`` fits ``data`` (readOffset and capacity kept), else into ``capacity(length + g)``
+bytes at offset 0, and above 4096 bytes its unread positions plus the new one are split into
+``count // 2`` and the rest (the first half keeps the object, exact capacities). ``g >= 0``
+always (:func:`splice_growth`). Capacity of ``data``: the smallest power of two >= 32 holding
+``length``, at most 4096; a split allocates exactly that, an append or a splice that does not
+fit grows to it (so, before any dispatch, every capacity is ``capacity(length)``).
 
 Readings of the design chosen here where it is open (the simplest; also in the report):
 
@@ -41,8 +44,10 @@ Readings of the design chosen here where it is open (the simplest; also in the r
    a ``Roaring64Bitmap`` when it holds an entry id >= 2^32 and stays one until emptied;
 4. ``clear()`` is ``TreeSet.clear()`` and ``HashMap.clear()``: the map keeps its table; the
    ``HashMap`` table is the largest the ledger count ever needed (it never shrinks);
-5. the probe is one ``Chunk`` with ``data == null``; ``TreeSet``'s shared ``PRESENT`` value and
-   the ``Long`` cache are statics, not counted; every key is a 24 B ``Long``.
+5. the probe is one ``Chunk`` with ``data == null`` (Java also uses its key fields as the
+   splice's scan cursor: no scratch field; a split's temporary ``byte[]`` is a local, not
+   retained); ``TreeSet``'s shared ``PRESENT`` value and the ``Long`` cache are statics, not
+   counted; every key is a 24 B ``Long``.
 
 :meth:`SortedChunksTracker.jvm_bytes` (compressed oops: ``Chunk`` = 80 B)::
 
@@ -128,6 +133,18 @@ def token(prev: Key, cur: Key) -> bytes:
     return varint(_checked(t - t0) << 2 | 2) + varint(zigzag(led - l0)) + varint(e)
 
 
+def splice_growth(a: Key | None, k: Key, b: Key | None) -> int:
+    """Bytes a splice adds: ``token(a, k) + token(k, b) - token(a, b)`` (``a`` None: ``k`` is
+    a chunk's new first key; ``b`` None: ``k`` goes at the end). Never negative: every token
+    field is a varint of a sum of the two new tokens' fields (tick and ledger deltas add up;
+    an entry gap or an absolute entry id is at most the new gap plus the new absolute id), and
+    ``len(varint(x + y)) <= len(varint(x)) + len(varint(y))``; zero is possible (the
+    test ``test_a_splice_never_shrinks``). O(1)."""
+    if a is None or b is None:
+        return len(token(k, b) if a is None else token(a, k))  # type: ignore[arg-type]
+    return len(token(a, k)) + len(token(k, b)) - len(token(a, b))
+
+
 def encode(keys: list[Key]) -> bytes:
     """Tokens of ``keys[1:]`` (sorted, distinct); the first key is the chunk's ``first*``."""
     return b"".join(token(a, b) for a, b in itertools.pairwise(keys))
@@ -199,7 +216,8 @@ class Chunk:
 class SortedChunksTracker(ProposalTracker):
     """``SortedChunksTracker extends AbstractDelayedDeliveryTracker`` (the design doc, issue 27):
     a subclass of :class:`ProposalTracker` that overrides its position hooks (64-bit ids, no
-    slot table). Add: O(log chunks) + O(1) amortized appending, O(log chunks + 4 KiB) inserting;
+    slot table). Add: O(log chunks) + O(1) amortized appending; out of order O(log chunks) +
+    O(bytes of the chunk) scan and shift (Java allocates only on a capacity growth or a split);
     scan: O(n + chunks emptied); membership O(1)."""
 
     def __init__(self, tick_ms: int = 1000, strict: bool = False) -> None:
@@ -288,8 +306,17 @@ class SortedChunksTracker(ProposalTracker):
             self.optimized.add(prev_ledger)  # runOptimize() of the ledger being left
 
     def _insert(self, key: Key) -> None:
-        """Decode the floor chunk, insert, re-encode; split halves above 4096 bytes.
-        O(log chunks + 4 KiB)."""
+        """The out-of-order add, ``SortedChunksTracker.splice`` (the design's "Add"): the floor
+        chunk's token(a -> b) around ``key`` becomes token(a -> key) token(key -> b) (a plain
+        token at the end above its last key; below the first chunk's first key, ``key``
+        becomes the first and token(key -> old first) goes in front). With ``g`` the growth:
+        ``read_offset + length + g <= capacity``: in place (read_offset and capacity kept);
+        else ``length + g <= 4096``: ``capacity(length + g)``, the unread bytes at offset 0;
+        else the split in ``count // 2`` and the rest, exact capacities. ``g >= 0`` always
+        (:func:`splice_growth`). The model decodes and re-encodes internally (the resulting
+        bytes, capacity, read_offset, first, last and count are Java's); Java: O(log chunks) to
+        find the chunk + O(bytes of the chunk) scan and shift, no allocation except on a
+        capacity growth or a split (amortized)."""
         i = max(0, bisect_right(self.chunks, key, key=lambda c: c.first) - 1)
         chunk = self.chunks[i]
         keys = chunk.keys()
@@ -297,13 +324,21 @@ class SortedChunksTracker(ProposalTracker):
         data = encode(keys)
         if self.cost is not None:
             self.cost.stream(2 * len(data))
-        if len(data) <= CHUNK_MAX_BYTES:
-            chunk.rewrite(keys, data)
+        if len(data) > CHUNK_MAX_BYTES:
+            half = len(keys) // 2
+            low, high = keys[:half], keys[half:]
+            chunk.rewrite(low, encode(low))
+            self.chunks.insert(i + 1, Chunk(high))
             return
-        half = len(keys) // 2
-        low, high = keys[:half], keys[half:]
-        chunk.rewrite(low, encode(low))
-        self.chunks.insert(i + 1, Chunk(high))
+        if chunk.read_offset + len(data) <= chunk.capacity:
+            start = chunk.read_offset
+            chunk.data[start : start + chunk.length] = data  # the tail shifted by g, in place
+        else:
+            chunk.data = bytearray(data)
+            chunk.read_offset = 0
+            chunk.capacity = capacity(len(data))
+        chunk.first, chunk.last, chunk.count = keys[0], keys[-1], len(keys)
+        chunk.length = len(data)
 
     # ------------------------------------------------------------------ due scan
 

@@ -1,7 +1,7 @@
 package trackerlab.delayed;
 
 /**
- * One bounded, delta-coded run of the {@code sorted-chunks} index (/work/sorted-chunks-design.md,
+ * One bounded, delta-coded run of the {@code sorted-chunks} index (docs/design/sorted-chunks.md,
  * "Chunk"). The key of a position is {@code (tick, ledgerId, entryId)}; the first UNREAD
  * position sits in the {@code first*} fields, every later one is a token in {@code data}
  * (see {@link ChunkCodec}), starting at {@code readOffset} and {@code length} bytes long.
@@ -27,9 +27,10 @@ final class Chunk implements Comparable<Chunk> {
     int count;
     /** Bytes of tokens in use, from {@code readOffset}. */
     int length;
-    /** Bytes already consumed by the scan (the prefix, dropped on the next rewrite). */
+    /** Bytes already consumed by the scan (the prefix, dropped when data is reallocated). */
     int readOffset;
-    /** Token bytes; null only in the tracker's probe. */
+    /** Token bytes; null only in the tracker's probe (whose key fields the tracker also uses as
+     * the splice's scan cursor). */
     byte[] data;
 
     /** A chunk holding one position (no token): data of {@link #MIN_CAPACITY} bytes. */

@@ -1,7 +1,7 @@
 package trackerlab.delayed;
 
 /**
- * The token encoding of {@link Chunk} (/work/sorted-chunks-design.md, "Chunk"). Each position
+ * The token encoding of {@link Chunk} (docs/design/sorted-chunks.md, "Chunk"). Each position
  * after a chunk's first is one token relative to the previous position {@code (t, L, E)}:
  * <ul>
  *   <li>same tick, same ledger: {@code varint((E - E_prev) << 2 | 0)} (gap &gt;= 1);</li>
@@ -122,6 +122,33 @@ final class ChunkCodec {
         return off;
     }
 
+    /** Reads the token at {@code off} with {@code cur}'s {@code last*} fields as the previous
+     * key: they hold the decoded key on return (no allocation; the tracker passes its probe).
+     * Returns the offset after the token. */
+    static int readToken(byte[] b, int off, Chunk cur) {
+        long v = readVarint(b, off);
+        off += varintLength(v);
+        int tag = (int) (v & 3);
+        long delta = v >>> 2;
+        if (tag == 0) {
+            cur.lastEntry += delta;
+        } else if (tag == 1) {
+            cur.lastLedger += delta;
+            cur.lastEntry = readVarint(b, off);
+            off += varintLength(cur.lastEntry);
+        } else if (tag == 2) {
+            cur.lastTick += delta;
+            long z = readVarint(b, off);
+            off += varintLength(z);
+            cur.lastLedger += unzigzag(z);
+            cur.lastEntry = readVarint(b, off);
+            off += varintLength(cur.lastEntry);
+        } else {
+            throw new IllegalStateException("sorted-chunks: corrupt token tag 3 at " + (off - 1));
+        }
+        return off;
+    }
+
     /** The smallest power of two &gt;= {@link Chunk#MIN_CAPACITY} holding {@code length}. */
     static int capacityFor(int length) {
         int cap = Chunk.MIN_CAPACITY;
@@ -129,53 +156,5 @@ final class ChunkCodec {
             cap <<= 1;
         }
         return cap;
-    }
-
-    /** Decodes the chunk's {@code count} unread positions into the arrays from index 0. */
-    static void decode(Chunk c, long[] ts, long[] ls, long[] es) {
-        long[] key = {c.firstTick, c.firstLedger, c.firstEntry};
-        ts[0] = key[0];
-        ls[0] = key[1];
-        es[0] = key[2];
-        int off = c.readOffset;
-        for (int i = 1; i < c.count; i++) {
-            off = readToken(c.data, off, key);
-            ts[i] = key[0];
-            ls[i] = key[1];
-            es[i] = key[2];
-        }
-    }
-
-    /** Bytes of the tokens of positions {@code from + 1 .. to - 1} (sorted, distinct). */
-    static int encodedLength(long[] ts, long[] ls, long[] es, int from, int to) {
-        long total = 0;
-        for (int i = from + 1; i < to; i++) {
-            total += tokenLength(ts[i - 1], ls[i - 1], es[i - 1], ts[i], ls[i], es[i]);
-        }
-        return (int) Math.min(total, Integer.MAX_VALUE);
-    }
-
-    /** Rewrites {@code c} to hold positions {@code from .. to - 1} whose tokens take
-     * {@code length} bytes: data of {@link #capacityFor} bytes, read offset 0. */
-    static void encodeInto(Chunk c, long[] ts, long[] ls, long[] es, int from, int to, int length) {
-        byte[] data = new byte[capacityFor(length)];
-        int off = 0;
-        for (int i = from + 1; i < to; i++) {
-            off = putToken(data, off, ts[i - 1], ls[i - 1], es[i - 1], ts[i], ls[i], es[i]);
-        }
-        if (off != length) {
-            throw new IllegalStateException("sorted-chunks: encoded " + off + " bytes, expected "
-                    + length);
-        }
-        c.firstTick = ts[from];
-        c.firstLedger = ls[from];
-        c.firstEntry = es[from];
-        c.lastTick = ts[to - 1];
-        c.lastLedger = ls[to - 1];
-        c.lastEntry = es[to - 1];
-        c.count = to - from;
-        c.length = length;
-        c.readOffset = 0;
-        c.data = data;
     }
 }

@@ -49,7 +49,8 @@ import trackerlab.pulsar.MeasureAccess;
  * (getNumberOfDelayedMessages), {@code chunks PHASE CHUNKS MAX_LENGTH MAX_CAPACITY
  * CAPACITY_SUM}, {@code classes PHASE HISTOGRAM}, with {@code --chunks}
  * {@code chunk PHASE FIRST_TICK FIRST_LEDGER FIRST_ENTRY LAST_TICK LAST_LEDGER LAST_ENTRY COUNT
- * LENGTH READ_OFFSET CAPACITY}, with {@code --contains} {@code contains PHASE LEDGER ENTRY
+ * LENGTH READ_OFFSET CAPACITY} and {@code chunkdata PHASE HEX} (the unread token bytes, from
+ * READ_OFFSET, LENGTH bytes, lower-case hex), with {@code --contains} {@code contains PHASE LEDGER ENTRY
  * true|false}; and {@code scheduled N} with {@code position LEDGER ENTRY} lines. Refuses to run without Instrumentation (exit 3); bad
  * arguments: one line on stderr, exit 2; a message outside the design's stated limits (a
  * negative id, a delta of 2^62 or more): one line, exit 4.
@@ -286,6 +287,12 @@ public final class SizeCheck {
                 System.out.println("chunk\t" + phase + "\t" + c.firstTick + "\t" + c.firstLedger + "\t"
                         + c.firstEntry + "\t" + c.lastTick + "\t" + c.lastLedger + "\t" + c.lastEntry
                         + "\t" + c.count + "\t" + c.length + "\t" + c.readOffset + "\t" + c.data.length);
+                StringBuilder hex = new StringBuilder(2 * c.length);
+                for (int i = c.readOffset; i < c.readOffset + c.length; i++) {
+                    hex.append(Character.forDigit((c.data[i] >> 4) & 15, 16))
+                            .append(Character.forDigit(c.data[i] & 15, 16));
+                }
+                System.out.println("chunkdata\t" + phase + "\t" + hex);
             }
         }
         for (long[] p : contains) {

@@ -15,7 +15,7 @@ import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.longlong.Roaring64Bitmap;
 
 /**
- * The proposal {@code sorted-chunks} (issue 27; /work/sorted-chunks-design.md): a delayed
+ * The proposal {@code sorted-chunks} (issue 27; docs/design/sorted-chunks.md): a delayed
  * delivery index that is one sorted sequence of bounded, delta-coded {@link Chunk}s keyed by
  * {@code (tickKey, ledgerId, entryId)}, {@code tickKey = deliverAt >> bits},
  * {@code bits = floor(log2(tickTimeMillis))} (the tick given to the constructor; fixed, as
@@ -37,16 +37,16 @@ import org.roaringbitmap.longlong.Roaring64Bitmap;
  *
  * <p>Add: a position already in {@code membership} returns true and counts nothing. A key
  * above the last key of the last chunk is appended to the last chunk (the append path);
- * every other key goes to {@code floor(probe(k))} (the first chunk when there is none): that
- * chunk's unread positions are decoded, k inserted, and the chunk re-encoded (exact capacity,
- * consumed prefix dropped). Append path, in this order (the simplest reading of the design,
+ * every other key goes to {@code floor(probe(k))} (the first chunk when there is none) and is
+ * spliced into that chunk's tokens ({@link #splice}: in place when it fits {@code data}, else
+ * into the capacity rule's array, else a split). Append path, in this order (the simplest reading of the design,
  * stated): (1) the token fits behind {@code readOffset + length}: written in place; (2) else
  * {@code length + token > 4096}: a new chunk holding k alone follows it (the full chunk
  * stays full, so in-order traffic never leaves half-empty chunks); (3) else {@code data} is reallocated to the smallest
  * power of two &gt;= 32 holding {@code length + token} (a doubling when nothing was
- * consumed) and the unread bytes are copied to offset 0. A split re-encodes the unread
+ * consumed) and the unread bytes are copied to offset 0. A split cuts the unread
  * positions plus the new one into {@code count/2} (this object) and {@code count - count/2}
- * (a new chunk) positions, each with exact capacity. runOptimize rule: on the append path,
+ * (a new chunk) positions, each with exact capacity ({@link #split}). runOptimize rule: on the append path,
  * when the new position's ledger differs from the last chunk's last ledger and that ledger has
  * no bitmap yet, the last ledger's bitmap gets {@code runOptimize()}.
  *
@@ -143,7 +143,7 @@ public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
         probe.firstLedger = l;
         probe.firstEntry = e;
         Chunk c = chunks.floor(probe);
-        rewrite(c != null ? c : chunks.first(), t, l, e);
+        splice(c != null ? c : chunks.first(), t, l, e);
     }
 
     private void append(Chunk c, long t, long l, long e) {
@@ -172,34 +172,173 @@ public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
         c.count++;
     }
 
-    /** Decode c, insert (t, l, e) in order, re-encode; split in two when above 4096 bytes. */
-    private void rewrite(Chunk c, long t, long l, long e) {
-        int n = c.count + 1;
-        long[] ts = new long[n];
-        long[] ls = new long[n];
-        long[] es = new long[n];
-        ChunkCodec.decode(c, ts, ls, es);
-        int at = c.count;
-        while (at > 0 && Chunk.compareKeys(ts[at - 1], ls[at - 1], es[at - 1], t, l, e) > 0) {
-            ts[at] = ts[at - 1];
-            ls[at] = ls[at - 1];
-            es[at] = es[at - 1];
-            at--;
+    /**
+     * The out-of-order add: splices k = (t, l, e) into c in place (design, "Add"). Scans c's
+     * tokens from {@code readOffset} (sequential decode, the cursor kept in the probe's fields,
+     * no arrays) to the first key b above k, with a its predecessor; the token(a -&gt; b) is
+     * replaced by token(a -&gt; k) token(k -&gt; b). When k is above c's last key, token(last -&gt; k)
+     * goes at the end; when k is below c's first key (the first chunk only), k becomes the
+     * first key and token(k -&gt; old first) goes in front. With g the growth in bytes:
+     * (1) {@code readOffset + length + g <= data.length}: the tail is shifted by
+     * System.arraycopy and the tokens written in place (readOffset and capacity kept);
+     * (2) else {@code length + g <= 4096}: data becomes {@code capacityFor(length + g)} bytes
+     * holding the unread bytes at offset 0 with the splice applied (readOffset 0); (3) else
+     * {@link #split}. g is never negative (ChunkCodec#tokenLength's triangle property, proved in
+     * docs/design/sorted-chunks.md, "Add"); the shift handles either sign anyway.
+     * Limits are checked (tokenLength) before anything is written.
+     *
+     * <p>O(bytes of the chunk) for the scan and the shift, after O(log chunks) to find it; no
+     * allocation except a capacity growth (2) or a split (3), amortized over the adds that fill
+     * the capacity.
+     */
+    private void splice(Chunk c, long t, long l, long e) {
+        final int start = c.readOffset;
+        final int end = start + c.length;
+        int at;   // where the replaced bytes start
+        int next; // where the replaced bytes end (== at: nothing replaced)
+        int first; // bytes of the first new token
+        int second; // bytes of the second new token (0: none)
+        boolean below = Chunk.compareKeys(t, l, e, c.firstTick, c.firstLedger, c.firstEntry) < 0;
+        Chunk cur = probe; // the scan cursor: first* = a (previous key), last* = b (next key)
+        if (below) {
+            at = next = start;
+            first = ChunkCodec.tokenLength(t, l, e, c.firstTick, c.firstLedger, c.firstEntry);
+            second = 0;
+        } else {
+            cur.firstTick = cur.lastTick = c.firstTick;
+            cur.firstLedger = cur.lastLedger = c.firstLedger;
+            cur.firstEntry = cur.lastEntry = c.firstEntry;
+            at = start;
+            next = start;
+            while (at < end) {
+                next = ChunkCodec.readToken(c.data, at, cur);
+                if (Chunk.compareKeys(cur.lastTick, cur.lastLedger, cur.lastEntry, t, l, e) > 0) {
+                    break;
+                }
+                cur.firstTick = cur.lastTick;
+                cur.firstLedger = cur.lastLedger;
+                cur.firstEntry = cur.lastEntry;
+                at = next;
+            }
+            first = ChunkCodec.tokenLength(cur.firstTick, cur.firstLedger, cur.firstEntry, t, l, e);
+            second = at < end
+                    ? ChunkCodec.tokenLength(t, l, e, cur.lastTick, cur.lastLedger, cur.lastEntry) : 0;
         }
-        ts[at] = t;
-        ls[at] = l;
-        es[at] = e;
-        int length = ChunkCodec.encodedLength(ts, ls, es, 0, n);
-        if (length <= Chunk.MAX_BYTES) {
-            ChunkCodec.encodeInto(c, ts, ls, es, 0, n, length);
+        int growth = first + second - (next - at);
+        int length = c.length + growth;
+        if (length > Chunk.MAX_BYTES) {
+            split(c, at, next, t, l, e, below);
             return;
         }
+        byte[] src = c.data;
+        byte[] dst;
+        int shift; // offset in dst of byte `start` of src
+        if (start + length <= src.length) {
+            dst = src;
+            shift = 0;
+            System.arraycopy(src, next, dst, next + growth, end - next);
+        } else {
+            dst = new byte[ChunkCodec.capacityFor(length)];
+            shift = -start;
+            System.arraycopy(src, start, dst, 0, at - start);
+            System.arraycopy(src, next, dst, next - start + growth, end - next);
+        }
+        writeTokens(dst, at + shift, cur, below, c, t, l, e);
+        if (below) {
+            c.firstTick = t;
+            c.firstLedger = l;
+            c.firstEntry = e;
+        } else if (at == end) {
+            c.lastTick = t;
+            c.lastLedger = l;
+            c.lastEntry = e;
+        }
+        c.data = dst;
+        c.readOffset += shift;
+        c.length = length;
+        c.count++;
+    }
+
+    /** Writes the splice's new token(s) at {@code off} (see {@link #splice}); returns the offset
+     * after them. */
+    private static int writeTokens(byte[] dst, int off, Chunk cur, boolean below, Chunk c,
+                                   long t, long l, long e) {
+        if (below) {
+            return ChunkCodec.putToken(dst, off, t, l, e, c.firstTick, c.firstLedger, c.firstEntry);
+        }
+        off = ChunkCodec.putToken(dst, off, cur.firstTick, cur.firstLedger, cur.firstEntry, t, l, e);
+        if (Chunk.compareKeys(cur.lastTick, cur.lastLedger, cur.lastEntry, t, l, e) > 0) {
+            off = ChunkCodec.putToken(dst, off, t, l, e, cur.lastTick, cur.lastLedger, cur.lastEntry);
+        }
+        return off;
+    }
+
+    /**
+     * A splice that would make {@code length > 4096}: the unread positions plus k are cut into
+     * {@code count/2} positions (this object) and the rest (a new chunk), each with data of
+     * {@code capacityFor(length)} bytes, read offset 0 (the design's split, unchanged). Done on
+     * the bytes, with no long[] scratch: the splice is written into one temporary byte[] of the
+     * spliced length (local, not retained: at most 4096 + 2 x 29 bytes), scanned to the token
+     * of position count/2, whose key becomes the second chunk's first; the tokens on either side
+     * of the cut are copied verbatim (a token depends only on its predecessor, which the cut
+     * does not change, so the bytes equal a re-encode). Rare (once per about 4 KiB of tokens
+     * added to a chunk); O(bytes of the chunk).
+     */
+    private void split(Chunk c, int at, int next, long t, long l, long e, boolean below) {
+        Chunk cur = probe;
+        int start = c.readOffset;
+        int end = start + c.length;
+        int head = at - start;
+        byte[] all = new byte[c.length + 2 * 30]; // two tokens of at most 30 bytes each
+        System.arraycopy(c.data, start, all, 0, head);
+        int w = writeTokens(all, head, cur, below, c, t, l, e);
+        System.arraycopy(c.data, next, all, w, end - next);
+        int total = w + (end - next);
+        // the new key sequence: first key, then `total` bytes of tokens; n = count + 1 keys
+        long ft = below ? t : c.firstTick;
+        long fl = below ? l : c.firstLedger;
+        long fe = below ? e : c.firstEntry;
+        boolean atEnd = !below && at == end;
+        long lt = atEnd ? t : c.lastTick;
+        long ll = atEnd ? l : c.lastLedger;
+        long le = atEnd ? e : c.lastEntry;
+        int n = c.count + 1;
         int half = n / 2;
-        int firstLength = ChunkCodec.encodedLength(ts, ls, es, 0, half);
-        int secondLength = ChunkCodec.encodedLength(ts, ls, es, half, n);
+        // walk to key index half - 1 (the low half's last) and key `half` (the high half's first)
+        cur.lastTick = ft;
+        cur.lastLedger = fl;
+        cur.lastEntry = fe;
+        int off = 0;
+        for (int i = 1; i < half; i++) {
+            off = ChunkCodec.readToken(all, off, cur);
+        }
+        int cut = off; // the low half's tokens are all[0, cut)
+        long mt = cur.lastTick;
+        long ml = cur.lastLedger;
+        long me = cur.lastEntry;
+        int after = ChunkCodec.readToken(all, cut, cur); // cur.last* = key `half`
         Chunk second = new Chunk();
-        ChunkCodec.encodeInto(second, ts, ls, es, half, n, secondLength);
-        ChunkCodec.encodeInto(c, ts, ls, es, 0, half, firstLength);
+        second.firstTick = cur.lastTick;
+        second.firstLedger = cur.lastLedger;
+        second.firstEntry = cur.lastEntry;
+        second.lastTick = lt;
+        second.lastLedger = ll;
+        second.lastEntry = le;
+        second.count = n - half;
+        second.length = total - after;
+        second.data = new byte[ChunkCodec.capacityFor(second.length)];
+        System.arraycopy(all, after, second.data, 0, second.length);
+        c.firstTick = ft;
+        c.firstLedger = fl;
+        c.firstEntry = fe;
+        c.lastTick = mt;
+        c.lastLedger = ml;
+        c.lastEntry = me;
+        c.count = half;
+        c.length = cut;
+        c.readOffset = 0;
+        c.data = new byte[ChunkCodec.capacityFor(cut)];
+        System.arraycopy(all, 0, c.data, 0, cut);
         chunks.add(second);
     }
 
