@@ -39,15 +39,15 @@ import org.roaringbitmap.longlong.Roaring64Bitmap;
  * above the last key of the last chunk is appended to the last chunk (the append path);
  * every other key goes to {@code floor(probe(k))} (the first chunk when there is none) and is
  * spliced into that chunk's tokens ({@link #splice}: in place when it fits {@code data}, else
- * into the capacity rule's array, else a split). Append path, in this order (the simplest reading of the design,
- * stated): (1) the token fits behind {@code readOffset + length}: written in place; (2) else
- * {@code length + token > 4096}: a new chunk holding k alone follows it (the full chunk
- * stays full, so in-order traffic never leaves half-empty chunks); (3) else {@code data} is reallocated to the smallest
- * power of two &gt;= 32 holding {@code length + token} (a doubling when nothing was
- * consumed) and the unread bytes are copied to offset 0. A split cuts the unread
- * positions plus the new one into {@code count/2} (this object) and {@code count - count/2}
- * (a new chunk) positions, each with exact capacity ({@link #split}). runOptimize rule: on the append path,
- * when the new position's ledger differs from the last chunk's last ledger and that ledger has
+ * into the capacity rule's array, else a split). Append path, in this order (the simplest
+ * reading of the design, stated): (1) the token fits behind {@code readOffset + length}:
+ * written in place; (2) else {@code length + token > 4096}: a new chunk holding k alone
+ * follows it (the full chunk stays full, so in-order traffic never leaves half-empty chunks);
+ * (3) else {@code data} is reallocated to the smallest power of two &gt;= 32 holding
+ * {@code length + token} (a doubling when nothing was consumed) and the unread bytes are
+ * copied to offset 0. A split cuts the unread positions plus the new one into
+ * {@code count/2} (this object) and {@code count - count/2} (a new chunk) positions, each with
+ * exact capacity ({@link #split}). runOptimize rule: on the append path, when the new position's ledger differs from the last chunk's last ledger and that ledger has
  * no bitmap yet, the last ledger's bitmap gets {@code runOptimize()}.
  *
  * <p>{@link #getBufferMemoryUsage()} = sum over chunks of {@code (72 + 16 + data.length)}
