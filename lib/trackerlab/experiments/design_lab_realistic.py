@@ -47,13 +47,16 @@ with the time rule a ledger holds more than 2^16 entries above ~109 msg/s
 
 ``sorted-chunks`` (:mod:`~trackerlab.models.proposals.sorted_chunks`) holds full 64-bit
 positions and is never refused. Its paused bytes are those of a **sorted build** (the tracked
-positions added in key order, :func:`~trackerlab.models.proposals.sorted_chunks.workload_sorted_build`,
-numpy at every size); a tracker fed in publish order splits chunks in halves and is larger
+positions added in key order, :func:`~trackerlab.models.proposals.sorted_chunks.workload_sorted_build`
+in memory up to :data:`STREAMED_ABOVE_MESSAGES`, above it the same build streamed through
+sorted runs on disk, :mod:`~trackerlab.models.proposals.sorted_chunks_streamed`, so every size
+to 10^9 has its row); a tracker fed in publish order splits chunks in halves and is larger
 (the dispatching model feeds it in publish order, per message).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +74,7 @@ from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import PointCounts
 from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
 from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker, workload_sorted_build
+from trackerlab.models.proposals.sorted_chunks_streamed import streamed_sorted_build
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED
@@ -102,6 +106,12 @@ SIZES = tuple(10**k for k in range(3, 10))
 MAX_DISPATCH_MESSAGES = 10**6
 #: The 64-bit proposal (issue 27, item 2): sized by its own numpy path, never refused.
 SORTED_CHUNKS = "sorted-chunks"
+#: Above this many messages ``sorted-chunks`` is sized by the streamed build
+#: (:func:`~trackerlab.models.proposals.sorted_chunks_streamed.streamed_sorted_build`, bounded
+#: memory, same result): the in-memory build peaks at about 100 B per message (measured by
+#: helper h43: 10^6 messages, 1 s tick), 1 GB at 10^7, beside the reducer's own arrays on a
+#: shared 8 GiB budget; the streamed one stays below ~2 GB at any size.
+STREAMED_ABOVE_MESSAGES = 10**6
 #: The proposals of the realistic matrix: the lab's packed ones and ``sorted-chunks``.
 PROPOSALS = (*dl.PROPOSALS, SORTED_CHUNKS)
 DESIGNS = (*PROPOSALS, *dl.BASELINES)
@@ -301,12 +311,17 @@ def entropy_estimate(workload: Workload, tick_ms: int) -> dict[str, float]:
 
 
 def size_cell(
-    cell: dict[str, object], designs: Sequence[str] = DESIGNS, entropy: bool = True
+    cell: dict[str, object],
+    designs: Sequence[str] = DESIGNS,
+    entropy: bool = True,
+    timings: dict[str, float] | None = None,
 ) -> list[dict[str, object]]:
     """One row per design for one realistic cell: paused JVM bytes from the reducer's counts
     (as :func:`~trackerlab.experiments.design_lab.size_cell`, with the cell's ledger size),
     the counting floor and the entropy estimate. A design that cannot hold the workload gets
-    ``refused`` and no bytes. O(messages) numpy."""
+    ``refused`` and no bytes. ``sorted-chunks`` is sized by its own build, streamed above
+    :data:`STREAMED_ABOVE_MESSAGES`. ``timings``, when given, receives each design's wall
+    seconds. O(messages) numpy."""
     workload = dl.cell_workload(cell)
     tick = int(cell["tick_ms"])  # type: ignore[arg-type]
     bits = precision_bits_for_tick(tick)
@@ -318,13 +333,17 @@ def size_cell(
     refusal = packed_refusal(workload)
     rows = []
     for name in designs:
+        started = time.perf_counter()
         row = {**cell, "design": name, "index_entries": held, "floor_per_entry": floor,
                "entropy_per_entry": est["entropy_bytes_per_entry"], "refused": "",
                "entries": 0, "jvm_bytes": np.nan}  # fmt: skip
         if name in dl.PROPOSALS and refusal:
             row["refused"] = refusal
         elif name == SORTED_CHUNKS:
-            built = workload_sorted_build(workload, tick, COMPRESSED)
+            if workload.messages > STREAMED_ABOVE_MESSAGES:
+                built, _ = streamed_sorted_build(workload, tick, COMPRESSED)
+            else:
+                built = workload_sorted_build(workload, tick, COMPRESSED)
             row["entries"], row["jvm_bytes"] = built.entries, built.jvm_bytes
         else:
             try:
@@ -334,6 +353,8 @@ def size_cell(
             else:
                 row["entries"] = size.entries
                 row["jvm_bytes"] = (size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0)
+        if timings is not None:
+            timings[name] = time.perf_counter() - started
         rows.append(row)
     return rows
 
@@ -597,6 +618,52 @@ def acceptance(frame: pd.DataFrame, design: str = "time-buckets-hier") -> dict[s
         "cells_refused": int((g.refused != "").sum()),
         "cells": len(g),
     }
+
+
+def measure_cell(
+    cell: dict[str, object], designs: Sequence[str] = DESIGNS, entropy: bool = False
+) -> list[dict[str, object]]:
+    """:func:`size_cell` with its cost: ``size_cell_s`` (wall seconds of the whole call),
+    ``design_s`` (wall seconds of the row's design alone; the reducer pass is shared),
+    ``sorted_chunks_build`` (``streamed`` or ``in-memory``, on the sorted-chunks row) and
+    ``peak_rss_bytes`` (the process's peak resident set so far, ``ru_maxrss``: run one cell per
+    process). O(messages)."""
+    import resource
+
+    spent: dict[str, float] = {}
+    start = time.perf_counter()
+    rows = size_cell(cell, designs, entropy, timings=spent)
+    total = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    streamed = int(cell["messages"]) > STREAMED_ABOVE_MESSAGES  # type: ignore[arg-type]
+    for row in rows:
+        row["size_cell_s"] = total
+        row["design_s"] = spent.get(str(row["design"]), np.nan)
+        row["sorted_chunks_build"] = (
+            ("streamed" if streamed else "in-memory") if row["design"] == SORTED_CHUNKS else ""
+        )
+        row["peak_rss_bytes"] = rss
+        row["bytes_per_entry"] = row["jvm_bytes"] / row["entries"] if row["entries"] else np.nan
+    return rows
+
+
+def write_parquet(frame: pd.DataFrame, path: Path, meta: dict[str, object]) -> str:
+    """``frame`` as Parquet at ``path``, written atomically, with ``meta`` as JSON under the
+    schema metadata key ``trackerlab`` (as ``real_broker.results.write_frames``); returns its
+    SHA-256. O(rows)."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), b"trackerlab": json.dumps(meta).encode()}
+    )
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> str:

@@ -1,0 +1,501 @@
+"""The sorted build of ``sorted-chunks`` streamed through disk: exact at 10^7..10^9 messages in
+bounded memory (issue 27, item 1: the realistic matrix's large sizes).
+
+:func:`~trackerlab.models.proposals.sorted_chunks.workload_sorted_build` holds every tracked
+position in memory (about 48 B per message while sorting). :func:`streamed_sorted_build` gives
+the same :class:`~trackerlab.models.proposals.sorted_chunks.SortedBuild` (same ``jvm_bytes``,
+``entries``, ``chunks``, every field; tests hold them equal) with memory bounded by
+``run_keys`` and ``range_keys``, not by the workload:
+
+1. **Pass over the stream** (the workload's publish-order chunks, as
+   :func:`~trackerlab.models.proposals.sorted_chunks.tracked_arrays` reads them, with the
+   re-add rule carried across chunks): tracked keys ``(tickKey, ledgerId, entryId)`` are
+   buffered up to ``run_keys``, sorted (publish order is ``(ledger, entry)`` order, so a
+   stable sort on ``tickKey`` sorts by key) and spilled as one sorted run, a ``.npy`` per
+   column (offset from the run's minimum, ``uint32`` where it fits), with every
+   ``sample_every``-th key kept as a sample. The bitmaps need no sort: the positions arrive in
+   ``(ledger, entry)`` order, so each ``(ledger, entryId >> 16)`` container's cardinality and
+   run count are summed as they come (carried across chunks).
+2. **Ranges in key order**: boundaries are every ``range_keys / sample_every``-th key of the
+   merged samples (full keys, so a boundary can fall inside a tick and inside a chunk); a
+   range holds at most ``range_keys + runs x sample_every`` keys. For each range the runs'
+   slices (three-level binary search) are read, sorted (one ``uint64`` sort when the range's
+   key fits 64 bits, else ``lexsort``), token lengths are computed against the previous
+   range's last key, :func:`~trackerlab.models.proposals.sorted_chunks.chunk_lengths` runs
+   with the open chunk's ``carry``, and the runOptimize rule (the ledger of the key before
+   each ledger's first key) is applied with the previous range's last ledger.
+3. Capacities, :func:`~trackerlab.models.proposals.sorted_chunks.chunks_bytes`, the bitmaps
+   from the container sums (:func:`bitmaps_jvm_bytes_from_containers`: the sums
+   ``bitmaps_jvm_bytes`` computes, from the same cardinalities and run counts, so the model's
+   sizing rules and their exactness claims are unchanged) and ``fixed_bytes``.
+
+Temporary files live in one folder under ``spill_root`` (default: the system's temporary
+folder) named by :func:`trackerlab.durable.own_name` (``.trackerlab-PID-RANDOM.staging``),
+removed when the build returns or raises; a folder left by a killed build (SIGKILL, power cut)
+is removed by the next build under the same root (:func:`trackerlab.durable.remove_leftovers`:
+only trackerlab's own names whose pid no longer runs). Disk: at most 12 B per tracked message (24 B when a run's
+tick or ledger span exceeds 2^32). Stated limit: entry ids below 2^32 (a
+:class:`~trackerlab.workloads.stream.Workload` never exceeds 2^31 - 1; the in-memory build's
+``Roaring64Bitmap`` path is not streamed): a larger id is a ValueError.
+
+Cost: O(n log n) numpy, O(n / sample_every) memory for samples, about
+``40 x (range_keys + run_keys)`` bytes at the peak. Measured (2 shared cores, ``nice``; the
+report of helper h43): see :data:`MEASURED`. 10^9 messages is a command a user runs::
+
+    nice -n 19 python -m trackerlab.models.proposals.sorted_chunks_streamed \\
+        --messages 1000000000 --delay uniform:0:1h --pattern all --rate-per-s 1000 --tick 1s
+
+stated time: see :data:`MEASURED` (extrapolated linearly from 10^8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from trackerlab.durable import own_name, remove_leftovers
+from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.models.proposals import sorted_chunks as sc
+from trackerlab.models.proposals.counts import roaring_fixed_bytes
+from trackerlab.models.time_buckets import shapes as tbs
+from trackerlab.sizing import jvm_collections as jc
+from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
+
+#: Keys sorted and spilled at once in the stream pass (~40 B each while sorting).
+RUN_KEYS = 1 << 23
+#: Keys per range in the key-order pass (~100 B each while sorting and tokenizing).
+RANGE_KEYS = 1 << 23
+#: Every this many keys of a run is a sample for the range boundaries.
+SAMPLE_EVERY = 1024
+#: Upper bound of tick, run and range parameters accepted.
+MAX_TICK_MS = (1 << 31) - 1
+#: Measured figures (helper h43's report), filled in the docstring's table below.
+MEASURED = "see the report of helper h43 (issue 27 item 1): 10^7 and 10^8 timings"
+
+_U32 = (1 << 32) - 1
+
+
+def _check(name: str, value: int, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{name} must be in {low}..{high}, got {value}")
+    return int(value)
+
+
+def _count(name: str, text: str) -> int:
+    """A count written as ``1000000`` or ``1e9``: an integer in 1..10^12, else ValueError."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value != int(value):
+        raise ValueError(f"{name} must be an integer in 1..{10**12}, got {text!r}")
+    return _check(name, int(value), 1, 10**12)
+
+
+# --------------------------------------------------------------------------- bitmaps
+
+
+def bitmaps_jvm_bytes_from_containers(
+    owner: np.ndarray,
+    card: np.ndarray,
+    runs: np.ndarray,
+    optimized: np.ndarray,
+    layout: JvmLayout = COMPRESSED,
+) -> int:
+    """:func:`~trackerlab.models.proposals.sorted_chunks.bitmaps_jvm_bytes` from per-container
+    sums: one row per ``(ledger, entryId >> 16)`` container in (ledger, high bits) order with
+    its ledger ``owner``, cardinality and run count; ``optimized``: the run-optimized ledgers.
+    The same container and fixed-byte formulas. O(containers)."""
+    if len(owner) == 0:
+        return 0
+    owner = np.asarray(owner, dtype=np.int64)
+    card = np.asarray(card, dtype=np.int64)
+    runs = np.asarray(runs, dtype=np.int64)
+    conts = tbs.container_bytes(card, runs, False, layout)
+    opt = np.isin(owner, np.asarray(optimized, dtype=np.int64))
+    if opt.any():
+        conts = np.where(opt, tbs.container_bytes(card, runs, True, layout), conts)
+    first = np.r_[True, owner[1:] != owner[:-1]]
+    per_bitmap = np.diff(np.r_[np.flatnonzero(first), len(owner)])
+    k, n = np.unique(per_bitmap, return_counts=True)
+    fixed = sum(int(c) * roaring_fixed_bytes(int(d), layout) for d, c in zip(k, n, strict=True))
+    return int(conts.sum()) + fixed
+
+
+class _Containers:
+    """Per-container (ledger, high 16 bits) cardinality and run count of positions arriving in
+    (ledger, entry) order, in blocks; a container cut by a block boundary is summed. O(n)."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[np.ndarray, ...]] = []
+        self.prev: tuple[int, int] | None = None  # last (ledger, entry)
+
+    def add(self, led: np.ndarray, e: np.ndarray) -> None:
+        if len(led) == 0:
+            return
+        hi = e >> 16
+        pl = np.r_[self.prev[0] if self.prev else -1, led[:-1]]
+        pe = np.r_[self.prev[1] if self.prev else -2, e[:-1]]
+        new = (led != pl) | (hi != (pe >> 16))
+        breaks = new | (e != pe + 1)
+        starts = np.flatnonzero(np.r_[True, new[1:]])
+        card = np.diff(np.r_[starts, len(e)])
+        runs = np.add.reduceat(breaks.astype(np.int64), starts)
+        self.parts.append((led[starts], hi[starts], card, runs))
+        self.prev = (int(led[-1]), int(e[-1]))
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(owner ledger, cardinality, runs) per container, containers cut by blocks merged."""
+        if not self.parts:
+            z = np.zeros(0, dtype=np.int64)
+            return z, z, z
+        led, hi, card, runs = (np.concatenate(c) for c in zip(*self.parts, strict=True))
+        first = np.r_[True, (led[1:] != led[:-1]) | (hi[1:] != hi[:-1])]
+        starts = np.flatnonzero(first)
+        return led[starts], np.add.reduceat(card, starts), np.add.reduceat(runs, starts)
+
+
+# --------------------------------------------------------------------------- spilled runs
+
+
+def _pack(col: np.ndarray) -> tuple[int, np.ndarray]:
+    base = int(col.min()) if len(col) else 0
+    span = int(col.max()) - base if len(col) else 0
+    off = col - base
+    return base, off.astype(np.uint32) if span <= _U32 else off.astype(np.uint64)
+
+
+@dataclass
+class _Run:
+    """One sorted run on disk: three columns stored as offsets from their bases."""
+
+    paths: tuple[Path, Path, Path]
+    bases: tuple[int, int, int]
+    n: int
+    cols: tuple[np.ndarray, ...] | None = None
+
+    def open(self) -> tuple[np.ndarray, ...]:
+        if self.cols is None:
+            self.cols = tuple(np.load(p, mmap_mode="r") for p in self.paths)
+        return self.cols
+
+    def close(self) -> None:
+        self.cols = None
+
+    def _ss(self, col: int, lo: int, hi: int, value: int, side: str) -> int:
+        arr = self.open()[col]
+        v = value - self.bases[col]
+        if v < 0:
+            return lo
+        if v > int(np.iinfo(arr.dtype).max):
+            return hi
+        return lo + int(np.searchsorted(arr[lo:hi], arr.dtype.type(v), side=side))
+
+    def lower_bound(self, key: tuple[int, int, int]) -> int:
+        """How many of the run's keys are below ``key``: three binary searches. O(log n)."""
+        lo, hi = 0, self.n
+        for col in range(3):
+            a = self._ss(col, lo, hi, key[col], "left")
+            if col == 2:
+                return a
+            b = self._ss(col, lo, hi, key[col], "right")
+            if a == b:
+                return a
+            lo, hi = a, b
+        return lo  # pragma: no cover
+
+    def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        cols = self.open()
+        return tuple(  # type: ignore[return-value]
+            np.asarray(c[lo:hi]).astype(np.int64) + b for c, b in zip(cols, self.bases, strict=True)
+        )
+
+
+def _spill(folder: Path, index: int, t, led, e) -> _Run:
+    paths, bases = [], []
+    for name, col in (("t", t), ("l", led), ("e", e)):
+        base, packed = _pack(col)
+        path = folder / f"run{index:06d}-{name}.npy"
+        np.save(path, packed)
+        paths.append(path)
+        bases.append(base)
+    return _Run(tuple(paths), tuple(bases), len(t))  # type: ignore[arg-type]
+
+
+def sort_keys(
+    t: np.ndarray, led: np.ndarray, e: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The keys sorted by (tick, ledger, entry): one ``uint64`` sort of the packed offsets when
+    the three spans fit 64 bits together, else ``lexsort``. O(n log n)."""
+    if len(t) == 0:
+        return t, led, e
+    bases = [int(c.min()) for c in (t, led, e)]
+    widths = [
+        max(1, (int(c.max()) - b).bit_length()) for c, b in zip((t, led, e), bases, strict=True)
+    ]
+    if sum(widths) > 64:
+        order = np.lexsort((e, led, t))
+        return t[order], led[order], e[order]
+    u = np.uint64
+    packed = (t - bases[0]).astype(u) << u(widths[1] + widths[2])
+    packed |= (led - bases[1]).astype(u) << u(widths[2])
+    packed |= (e - bases[2]).astype(u)
+    packed.sort()
+    em, lm = u((1 << widths[2]) - 1), u((1 << widths[1]) - 1)
+    se = (packed & em).astype(np.int64) + bases[2]
+    sl = ((packed >> u(widths[2])) & lm).astype(np.int64) + bases[1]
+    st = (packed >> u(widths[1] + widths[2])).astype(np.int64) + bases[0]
+    return st, sl, se
+
+
+# --------------------------------------------------------------------------- the build
+
+
+@dataclass(frozen=True)
+class StreamStats:
+    """How a streamed build ran: runs spilled, ranges processed, range boundaries that fell
+    inside a tick (the boundary key's tick also holds keys of the range before) and inside a
+    chunk (the range's first key joins the chunk the range before left open), the largest
+    range, bytes spilled and the temporary folder (already removed)."""
+
+    runs: int
+    ranges: int
+    boundaries_inside_tick: int
+    boundaries_inside_chunk: int
+    largest_range_keys: int
+    spilled_bytes: int
+    spill_dir: str
+
+
+def _tracked_blocks(workload, tick_ms: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`~trackerlab.models.proposals.sorted_chunks.tracked_arrays` chunk by chunk: the
+    same keep and re-add rules, the previous chunk's last kept position carried. O(n)."""
+    bits = precision_bits_for_tick(tick_ms)
+    prev: tuple[int, int] | None = None
+    for c in workload.chunks():
+        keep = c.deliver_at > c.publish_ms + tick_ms
+        t, led, e = c.deliver_at[keep] >> bits, c.ledger[keep], c.entry[keep]
+        if len(t) == 0:
+            continue
+        pl = np.r_[prev[0] if prev else -1, led[:-1]]
+        pe = np.r_[prev[1] if prev else -1, e[:-1]]
+        if np.any((led < pl) | ((led == pl) & (e < pe))):
+            raise ValueError("the workload's chunks must come in (ledger, entry) order")
+        first = (led != pl) | (e != pe)
+        prev = (int(led[-1]), int(e[-1]))
+        yield t[first], led[first], e[first]
+
+
+def streamed_sorted_build(
+    workload,
+    tick_ms: int,
+    layout: JvmLayout = COMPRESSED,
+    run_keys: int = RUN_KEYS,
+    range_keys: int = RANGE_KEYS,
+    sample_every: int = SAMPLE_EVERY,
+    spill_root: str | Path | None = None,
+) -> tuple[sc.SortedBuild, StreamStats]:
+    """:func:`~trackerlab.models.proposals.sorted_chunks.workload_sorted_build` through
+    sorted runs on disk (module docstring): the same :class:`SortedBuild`. Raises ValueError
+    naming the parameter for messages outside 1..10^12, a tick outside 1..2^31-1, run, range
+    or sample sizes below 1, an entry id of 2^32 or more. O(n log n) numpy, bounded memory."""
+    _check("messages", workload.messages, 1, 10**12)
+    _check("tick (ms)", tick_ms, 1, MAX_TICK_MS)
+    _check("run size (keys)", run_keys, 1, 1 << 30)
+    _check("range size (keys)", range_keys, 1, 1 << 30)
+    _check("sample interval (keys)", sample_every, 1, 1 << 30)
+    sample_every = min(sample_every, range_keys)
+    root = Path(tempfile.gettempdir() if spill_root is None else spill_root)
+    root.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(root)  # folders of killed builds (their pid no longer runs)
+    folder = root / own_name("staging")
+    folder.mkdir()
+    runs: list[_Run] = []
+    try:
+        containers = _Containers()
+        samples: list[tuple[np.ndarray, ...]] = []
+        buf: list[tuple[np.ndarray, ...]] = []
+        buffered = 0
+
+        def flush() -> None:
+            nonlocal buf, buffered
+            if not buffered:
+                return
+            t, led, e = (np.concatenate(c) for c in zip(*buf, strict=True))
+            buf, buffered = [], 0
+            order = np.argsort(t, kind="stable")  # publish order is (ledger, entry) order
+            t, led, e = t[order], led[order], e[order]
+            runs.append(_spill(folder, len(runs), t, led, e))
+            samples.append((t[::sample_every], led[::sample_every], e[::sample_every]))
+
+        for t, led, e in _tracked_blocks(workload, tick_ms):
+            if int(e.max()) > _U32:
+                raise ValueError(f"entry ids must be in 0..2^32-1 here, got {int(e.max())}")
+            containers.add(led, e)
+            buf.append((t, led, e))
+            buffered += len(t)
+            if buffered >= run_keys:
+                flush()
+        flush()
+        spilled = sum(p.stat().st_size for r in runs for p in r.paths)
+        build, ranges, inside, in_chunk, largest = _key_order_pass(
+            runs, samples, range_keys // sample_every, containers, layout
+        )
+        stats = StreamStats(len(runs), ranges, inside, in_chunk, largest, spilled, str(folder))
+        return build, stats
+    finally:
+        for r in runs:
+            r.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _boundaries(samples, every: int) -> list[tuple[int, int, int]]:
+    if not samples:
+        return []
+    t, led, e = (np.concatenate(c) for c in zip(*samples, strict=True))
+    t, led, e = sort_keys(t, led, e)
+    pick = np.arange(max(every, 1), len(t), max(every, 1))
+    return list(zip(t[pick].tolist(), led[pick].tolist(), e[pick].tolist(), strict=True))
+
+
+def _key_order_pass(runs, samples, every, containers, layout):
+    bounds = _boundaries(samples, every)
+    cuts = [[0] * len(runs)]
+    cuts += [[r.lower_bound(b) for r in runs] for b in bounds]
+    cuts.append([r.n for r in runs])
+    closed: list[np.ndarray] = []
+    carry: int | None = None
+    last: tuple[int, int, int] | None = None
+    seen = np.zeros(0, dtype=np.int64)
+    optimized: set[int] = set()
+    entries = ranges = inside = in_chunk = largest = 0
+    for lo_cut, hi_cut in itertools.pairwise(cuts):
+        parts = [r.read(a, b) for r, a, b in zip(runs, lo_cut, hi_cut, strict=True) if b > a]
+        if not parts:
+            continue
+        t, led, e = sort_keys(*(np.concatenate(c) for c in zip(*parts, strict=True)))
+        ranges += 1
+        largest = max(largest, len(t))
+        if last is not None:
+            inside += int(last[0] == int(t[0]))
+            tok = sc.token_lengths(np.r_[last[0], t], np.r_[last[1], led], np.r_[last[2], e])[1:]
+            in_chunk += int(carry is not None and carry + int(tok[0]) <= sc.CHUNK_MAX_BYTES)
+        else:
+            tok = sc.token_lengths(t, led, e)
+        done, carry = sc.chunk_lengths(tok, carry)
+        closed.append(np.asarray(done, dtype=np.int64))
+        # runOptimize rule: the key before each ledger's first key (in key order)
+        uniq, first_at = np.unique(led, return_index=True)
+        fresh = ~np.isin(uniq, seen)
+        at = first_at[fresh]
+        before = led[at[at > 0] - 1].tolist()
+        if last is not None and np.any(at == 0):
+            before.append(last[1])
+        optimized.update(before)
+        seen = np.union1d(seen, uniq)
+        last = (int(t[-1]), int(led[-1]), int(e[-1]))
+        entries += len(t)
+    lengths = np.concatenate([*closed, np.asarray([carry] if entries else [], dtype=np.int64)])
+    caps = sc.chunk_capacities(lengths)
+    chunk_part = sc.chunks_bytes(caps, layout)
+    owner, card, runs_ = containers.result()
+    bitmaps = bitmaps_jvm_bytes_from_containers(
+        owner, card, runs_, np.asarray(sorted(optimized), dtype=np.int64), layout
+    )
+    ledgers = len(seen)
+    fixed = sc.fixed_bytes(ledgers, jc.hash_map_capacity(ledgers), layout)
+    build = sc.SortedBuild(
+        entries=entries,
+        chunks=len(lengths),
+        ledgers=ledgers,
+        data_bytes=int(lengths.sum()),
+        chunk_jvm_bytes=chunk_part,
+        bitmap_jvm_bytes=bitmaps,
+        jvm_bytes=fixed + chunk_part + bitmaps,
+    )
+    return build, ranges, inside, in_chunk, largest
+
+
+# --------------------------------------------------------------------------- command
+
+
+#: Designs the command sizes beside sorted-chunks (the same ``size_cell`` call).
+COMMAND_DESIGNS = ("sorted-chunks", "time-buckets-hier", "triple-heap")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Size one realistic cell (``design_lab_realistic.measure_cell``) for sorted-chunks (the
+    streamed build above ``STREAMED_ABOVE_MESSAGES``), time-buckets-hier and the heap; print
+    one line per design (entries, JVM bytes, bytes per entry, seconds, peak RSS) and, with
+    ``--out``, add the rows to that Parquet file (written atomically, provenance in the
+    schema metadata ``trackerlab``). Bad input: one line, exit code 2."""
+    import pandas as pd
+
+    from trackerlab.errors import UsageError
+    from trackerlab.experiments import design_lab_realistic as dr
+    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.workloads.units import parse_duration_ms
+
+    p = argparse.ArgumentParser(prog="sorted_chunks_streamed", description=main.__doc__)
+    p.add_argument("--messages", required=True, help="e.g. 1e9")
+    p.add_argument("--delay", default="uniform:0:1h")
+    p.add_argument("--pattern", default="all")
+    p.add_argument("--rate-per-s", type=float, default=100.0)
+    p.add_argument("--tick", default="1s", help="e.g. 64ms, 1s, 60s")
+    p.add_argument("--designs", default=",".join(COMMAND_DESIGNS))
+    p.add_argument("--out", type=Path, default=None, help="Parquet file the rows are added to")
+    a = p.parse_args(argv)
+    try:
+        messages = _count("messages", a.messages)
+        tick = _check("tick (ms)", int(parse_duration_ms(a.tick, "--tick")), 1, MAX_TICK_MS)
+        rate = a.rate_per_s / 1000
+        cell = {"delay": a.delay, "pattern": a.pattern, "rate_per_ms": rate, "tick_ms": tick,
+                "batch_size": 1, "messages": messages,
+                "entries_per_ledger": dr.entries_per_ledger(rate), "scope": dr.REALISTIC_SCOPE}  # fmt: skip
+        designs = [d.strip() for d in a.designs.split(",") if d.strip()]
+        unknown = sorted(set(designs) - set(dr.DESIGNS))
+        if unknown:
+            raise ValueError(f"--designs: unknown {unknown}; choose from {', '.join(dr.DESIGNS)}")
+        rows = dr.measure_cell(cell, designs)
+    except (UsageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("design entries jvm_bytes B_per_entry design_s size_cell_s peak_rss_bytes refused")
+    for r in rows:
+        print(
+            f"{r['design']} {r['entries']} {r['jvm_bytes']} {r['bytes_per_entry']:.4f} "
+            f"{r['design_s']:.1f} {r['size_cell_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
+        )
+    if a.out is not None:
+        frame = pd.DataFrame(rows)
+        if a.out.exists():
+            frame = pd.concat([pd.read_parquet(a.out), frame], ignore_index=True)
+        meta = {
+            "command": "python -m trackerlab.models.proposals.sorted_chunks_streamed "
+            + " ".join(sys.argv[1:] if argv is None else argv),
+            "git_commit": git_commit(),
+            "versions": library_versions(),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "host_cpus": os.cpu_count(),
+            "note": "peak_rss_bytes and seconds measured on a shared 2-core machine under nice",
+        }
+        sha = dr.write_parquet(frame, a.out, meta)
+        print(f"wrote {a.out} ({len(frame)} rows, sha256 {sha})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
