@@ -310,22 +310,39 @@ def entropy_estimate(workload: Workload, tick_ms: int) -> dict[str, float]:
 # --------------------------------------------------------------------------- paused sizes
 
 
+def step_cost(since: tuple[float, float, int] | None = None) -> tuple[float, float, int]:
+    """``(wall s, CPU s of this process, peak RSS bytes so far)``; with ``since``, the wall and
+    CPU seconds elapsed since that reading (the peak stays the process's: ``ru_maxrss``).
+    O(1)."""
+    import resource
+
+    now = (time.perf_counter(), time.process_time(),
+           resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)  # fmt: skip
+    if since is None:
+        return now
+    return now[0] - since[0], now[1] - since[1], now[2]
+
+
 def size_cell(
     cell: dict[str, object],
     designs: Sequence[str] = DESIGNS,
     entropy: bool = True,
-    timings: dict[str, float] | None = None,
+    timings: dict[str, tuple[float, float, int]] | None = None,
 ) -> list[dict[str, object]]:
     """One row per design for one realistic cell: paused JVM bytes from the reducer's counts
     (as :func:`~trackerlab.experiments.design_lab.size_cell`, with the cell's ledger size),
     the counting floor and the entropy estimate. A design that cannot hold the workload gets
     ``refused`` and no bytes. ``sorted-chunks`` is sized by its own build, streamed above
-    :data:`STREAMED_ABOVE_MESSAGES`. ``timings``, when given, receives each design's wall
-    seconds. O(messages) numpy."""
+    :data:`STREAMED_ABOVE_MESSAGES`. ``timings``, when given, receives for the reducer pass
+    (key ``reducer``) and each design ``(wall seconds, CPU seconds, peak RSS bytes so far)``
+    (:func:`step_cost`). O(messages) numpy."""
     workload = dl.cell_workload(cell)
     tick = int(cell["tick_ms"])  # type: ignore[arg-type]
     bits = precision_bits_for_tick(tick)
+    clock = step_cost()
     totals, agg = bc.reduce_workload(workload, bits, tick)
+    if timings is not None:
+        timings["reducer"] = step_cost(clock)
     counts = PointCounts(totals, agg, workload.rate_per_ms, bits, tick)
     held = int(totals["entries"])
     floor = dl.cell_floor(cell, held)
@@ -333,7 +350,7 @@ def size_cell(
     refusal = packed_refusal(workload)
     rows = []
     for name in designs:
-        started = time.perf_counter()
+        clock = step_cost()
         row = {**cell, "design": name, "index_entries": held, "floor_per_entry": floor,
                "entropy_per_entry": est["entropy_bytes_per_entry"], "refused": "",
                "entries": 0, "jvm_bytes": np.nan}  # fmt: skip
@@ -354,7 +371,7 @@ def size_cell(
                 row["entries"] = size.entries
                 row["jvm_bytes"] = (size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0)
         if timings is not None:
-            timings[name] = time.perf_counter() - started
+            timings[name] = step_cost(clock)
         rows.append(row)
     return rows
 
@@ -623,26 +640,26 @@ def acceptance(frame: pd.DataFrame, design: str = "time-buckets-hier") -> dict[s
 def measure_cell(
     cell: dict[str, object], designs: Sequence[str] = DESIGNS, entropy: bool = False
 ) -> list[dict[str, object]]:
-    """:func:`size_cell` with its cost: ``size_cell_s`` (wall seconds of the whole call),
-    ``design_s`` (wall seconds of the row's design alone; the reducer pass is shared),
-    ``sorted_chunks_build`` (``streamed`` or ``in-memory``, on the sorted-chunks row) and
-    ``peak_rss_bytes`` (the process's peak resident set so far, ``ru_maxrss``: run one cell per
-    process). O(messages)."""
-    import resource
-
-    spent: dict[str, float] = {}
-    start = time.perf_counter()
+    """:func:`size_cell` with its cost (:func:`step_cost`): ``size_cell_s`` and
+    ``size_cell_cpu_s`` (the whole call), ``reducer_s`` and ``reducer_peak_rss_bytes`` (the
+    shared reducer pass), ``design_s``, ``design_cpu_s`` and ``design_peak_rss_bytes`` (the
+    row's design alone; the peak is the process's so far, so a design below the reducer's
+    peak shows that), ``peak_rss_bytes`` (the process's, ``ru_maxrss``: run one cell per
+    process) and ``sorted_chunks_build`` (``streamed`` or ``in-memory``). O(messages)."""
+    spent: dict[str, tuple[float, float, int]] = {}
+    clock = step_cost()
     rows = size_cell(cell, designs, entropy, timings=spent)
-    total = time.perf_counter() - start
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+    total = step_cost(clock)
     streamed = int(cell["messages"]) > STREAMED_ABOVE_MESSAGES  # type: ignore[arg-type]
+    nan3 = (np.nan, np.nan, np.nan)
     for row in rows:
-        row["size_cell_s"] = total
-        row["design_s"] = spent.get(str(row["design"]), np.nan)
+        design = str(row["design"])
+        row["size_cell_s"], row["size_cell_cpu_s"], row["peak_rss_bytes"] = total
+        row["reducer_s"], _, row["reducer_peak_rss_bytes"] = spent.get("reducer", nan3)
+        row["design_s"], row["design_cpu_s"], row["design_peak_rss_bytes"] = spent.get(design, nan3)
         row["sorted_chunks_build"] = (
-            ("streamed" if streamed else "in-memory") if row["design"] == SORTED_CHUNKS else ""
+            ("streamed" if streamed else "in-memory") if design == SORTED_CHUNKS else ""
         )
-        row["peak_rss_bytes"] = rss
         row["bytes_per_entry"] = row["jvm_bytes"] / row["entries"] if row["entries"] else np.nan
     return rows
 

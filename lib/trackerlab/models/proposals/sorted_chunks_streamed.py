@@ -384,6 +384,8 @@ def _key_order_pass(runs, samples, every, containers, layout):
     entries = ranges = inside = in_chunk = largest = 0
     for lo_cut, hi_cut in itertools.pairwise(cuts):
         parts = [r.read(a, b) for r, a, b in zip(runs, lo_cut, hi_cut, strict=True) if b > a]
+        for r in runs:
+            r.close()  # unmapped: the spill pages read leave the resident set
         if not parts:
             continue
         t, led, e = sort_keys(*(np.concatenate(c) for c in zip(*parts, strict=True)))
@@ -473,11 +475,16 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print("design entries jvm_bytes B_per_entry design_s size_cell_s peak_rss_bytes refused")
+    print(
+        "design entries jvm_bytes B_per_entry design_s design_cpu_s design_peak_rss_bytes "
+        "reducer_s reducer_peak_rss_bytes size_cell_s size_cell_cpu_s peak_rss_bytes refused"
+    )
     for r in rows:
         print(
             f"{r['design']} {r['entries']} {r['jvm_bytes']} {r['bytes_per_entry']:.4f} "
-            f"{r['design_s']:.1f} {r['size_cell_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
+            f"{r['design_s']:.1f} {r['design_cpu_s']:.1f} {r['design_peak_rss_bytes']} "
+            f"{r['reducer_s']:.1f} {r['reducer_peak_rss_bytes']} {r['size_cell_s']:.1f} "
+            f"{r['size_cell_cpu_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
         )
     if a.out is not None:
         frame = pd.DataFrame(rows)
