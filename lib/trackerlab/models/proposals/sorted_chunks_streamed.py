@@ -339,7 +339,8 @@ def streamed_sorted_build(
             order = np.argsort(t, kind="stable")  # publish order is (ledger, entry) order
             t, led, e = t[order], led[order], e[order]
             runs.append(_spill(folder, len(runs), t, led, e))
-            samples.append((t[::sample_every], led[::sample_every], e[::sample_every]))
+            # copies: a strided view would keep the whole run in memory
+            samples.append(tuple(c[::sample_every].copy() for c in (t, led, e)))
 
         for t, led, e in _tracked_blocks(workload, tick_ms):
             if int(e.max()) > _U32:
