@@ -38,14 +38,31 @@ tick or ledger span exceeds 2^32). Stated limit: entry ids below 2^32 (a
 :class:`~trackerlab.workloads.stream.Workload` never exceeds 2^31 - 1; the in-memory build's
 ``Roaring64Bitmap`` path is not streamed): a larger id is a ValueError.
 
-Cost: O(n log n) numpy, O(n / sample_every) memory for samples, about
-``40 x (range_keys + run_keys)`` bytes at the peak. Measured (2 shared cores, ``nice``; the
-report of helper h43): see :data:`MEASURED`. 10^9 messages is a command a user runs::
+Cost: O(n log n) numpy, O(n / sample_every) memory for samples, the peak set by
+``run_keys`` and ``range_keys`` (about 1.5 GB with the defaults), not by n.
+
+Measured by helper h43 (2 shared cores, a broker running, ``nice -n 19``: wall seconds are
+mostly waiting, CPU seconds are the work), 100 msg/s, 1 s tick, the command below with
+``--out``; "build" is the sorted-chunks build alone, RSS the process's peak (the shared
+reducer pass of ``size_cell`` included):
+
+================================  ======  ============  ==========  ===========
+cell                              build   build CPU     size_cell   peak RSS
+================================  ======  ============  ==========  ===========
+10^7 uniform 0-1 h, all           11.6 s  6.0 s         23.0 s      1.31 GB
+10^7 80/20 mix, 5% delayed        0.8 s   0.4 s         1.8 s       0.30 GB
+10^8 uniform 0-1 h, all           270 s   84.3 s        402 s       1.81 GB
+10^8 80/20 mix, 5% delayed        9.5 s   6.0 s         19.4 s      0.88 GB
+================================  ======  ============  ==========  ===========
+
+10^9 messages, uniform 0-1 h, every message delayed, is a command a user runs (not run
+here: about 45 min wall / 14 min CPU for the build and ~22 min for the reducer pass on this
+loaded machine, extrapolated linearly from 10^8; 12 GB of spill under ``--spill-root`` or the
+system's temporary folder; peak RSS expected near 1.8 GB, the ranges being bounded)::
 
     nice -n 19 python -m trackerlab.models.proposals.sorted_chunks_streamed \\
-        --messages 1000000000 --delay uniform:0:1h --pattern all --rate-per-s 1000 --tick 1s
-
-stated time: see :data:`MEASURED` (extrapolated linearly from 10^8).
+        --messages 1e9 --delay uniform:0:1h --pattern all --rate-per-s 100 --tick 1s \\
+        --out data/design_lab/realistic-sorted-chunks-large.parquet
 """
 
 from __future__ import annotations
@@ -80,8 +97,6 @@ RANGE_KEYS = 1 << 23
 SAMPLE_EVERY = 1024
 #: Upper bound of tick, run and range parameters accepted.
 MAX_TICK_MS = (1 << 31) - 1
-#: Measured figures (helper h43's report), filled in the docstring's table below.
-MEASURED = "see the report of helper h43 (issue 27 item 1): 10^7 and 10^8 timings"
 
 _U32 = (1 << 32) - 1
 
