@@ -229,8 +229,10 @@ def test_command_writes_parquet_with_provenance(tmp_path, capsys) -> None:
     assert scs.main(args) == 0  # a second run adds its rows
     table = pq.read_table(out)
     meta = json.loads(table.schema.metadata[b"trackerlab"])
-    assert meta["command"].endswith(" ".join(args)) and meta["git_commit"]
+    assert len(meta["runs"]) == 2
+    assert meta["runs"][1]["command"].endswith(" ".join(args)) and meta["runs"][1]["git_commit"]
     frame = table.to_pandas()
+    assert (frame.command == meta["runs"][0]["command"]).all()
     assert list(frame.design) == list(scs.COMMAND_DESIGNS) * 2
     sc_row = frame[frame.design == "sorted-chunks"].iloc[0]
     assert sc_row.sorted_chunks_build == "in-memory"

@@ -503,17 +503,29 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['size_cell_cpu_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
         )
     if a.out is not None:
-        frame = pd.DataFrame(rows)
-        if a.out.exists():
-            frame = pd.concat([pd.read_parquet(a.out), frame], ignore_index=True)
-        meta = {
+        run = {
             "command": "python -m trackerlab.models.proposals.sorted_chunks_streamed "
             + " ".join(sys.argv[1:] if argv is None else argv),
             "git_commit": git_commit(),
-            "versions": library_versions(),
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        frame = pd.DataFrame(rows).assign(**run)
+        runs: list[object] = []
+        if a.out.exists():
+            import json
+
+            import pyarrow.parquet as pq
+
+            old = json.loads(pq.read_schema(a.out).metadata.get(b"trackerlab", b"{}"))
+            runs = old.get("runs", [old] if old else [])
+            frame = pd.concat([pd.read_parquet(a.out), frame], ignore_index=True)
+        meta = {
+            "runs": [*runs, run],
+            "versions": library_versions(),
             "host_cpus": os.cpu_count(),
-            "note": "peak_rss_bytes and seconds measured on a shared 2-core machine under nice",
+            "note": "seconds and peak_rss_bytes measured on a shared 2-core machine under "
+            "nice -n 19 (wall seconds mostly waiting; *_cpu_s is the work); every row "
+            "carries its run's command, git_commit and created",
         }
         sha = dr.write_parquet(frame, a.out, meta)
         print(f"wrote {a.out} ({len(frame)} rows, sha256 {sha})")
