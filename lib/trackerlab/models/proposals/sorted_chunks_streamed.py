@@ -53,6 +53,7 @@ cell                              build   build CPU     size_cell   peak RSS
 10^7 80/20 mix, 5% delayed        0.8 s   0.4 s         1.8 s       0.30 GB
 10^8 uniform 0-1 h, all           270 s   84.3 s        402 s       1.81 GB
 10^8 80/20 mix, 5% delayed        9.5 s   6.0 s         19.4 s      0.88 GB
+10^9 80/20 mix, 5% delayed        44.9 s  44.7 s        286 s       1.79 GB
 ================================  ======  ============  ==========  ===========
 
 10^9 messages, uniform 0-1 h, every message delayed, is a command a user runs (not run
