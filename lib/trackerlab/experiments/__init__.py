@@ -14,7 +14,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
 - :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
-- :mod:`~trackerlab.experiments.design_lab_realistic` (the matrix on Pulsar's own workload),
+- :mod:`~trackerlab.experiments.design_lab_realistic` (the matrix on Pulsar's own workload;
+  its large sorted-chunks cells: :mod:`~trackerlab.experiments.design_lab_large`),
   :mod:`~trackerlab.experiments.design_lab_comparisons` (six other designs, with sources) and
   :mod:`~trackerlab.experiments.design_lab_verdict` (latency, broker table, comparisons and the
   one-sentence answer): design_lab's part II;

@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from trackerlab.experiments import design_lab_large
 from trackerlab.experiments import design_lab_realistic as dr
 from trackerlab.models.proposals import sorted_chunks as sc
 from trackerlab.models.proposals import sorted_chunks_streamed as scs
@@ -170,7 +171,7 @@ def test_size_zero_is_refused(tmp_path) -> None:
 
 
 def test_command_bad_input_exit_code_2(capsys) -> None:
-    assert scs.main(["--messages", "0"]) == 2
+    assert design_lab_large.main(["--messages", "0"]) == 2
     assert capsys.readouterr().err.strip() == ("error: messages must be in 1..1000000000000, got 0")
 
 
@@ -210,9 +211,9 @@ def test_leftover_of_a_killed_build_is_removed(tmp_path) -> None:
 
 
 def test_command_bad_tick_and_messages(capsys) -> None:
-    assert scs.main(["--messages", "1e4", "--tick=-5ms"]) == 2
+    assert design_lab_large.main(["--messages", "1e4", "--tick=-5ms"]) == 2
     assert capsys.readouterr().err.startswith("error: ")
-    assert scs.main(["--messages", "1.5"]) == 2
+    assert design_lab_large.main(["--messages", "1.5"]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: messages must be an integer in 1..1000000000000, got '1.5'"
     )
@@ -225,15 +226,15 @@ def test_command_writes_parquet_with_provenance(tmp_path, capsys) -> None:
 
     out = tmp_path / "rows.parquet"
     args = ["--messages", "1e4", "--rate-per-s", "100", "--delay", MIX, "--out", str(out)]
-    assert scs.main(args) == 0
-    assert scs.main(args) == 0  # a second run adds its rows
+    assert design_lab_large.main(args) == 0
+    assert design_lab_large.main(args) == 0  # a second run adds its rows
     table = pq.read_table(out)
     meta = json.loads(table.schema.metadata[b"trackerlab"])
     assert len(meta["runs"]) == 2
     assert meta["runs"][1]["command"].endswith(" ".join(args)) and meta["runs"][1]["git_commit"]
     frame = table.to_pandas()
     assert (frame.command == meta["runs"][0]["command"]).all()
-    assert list(frame.design) == list(scs.COMMAND_DESIGNS) * 2
+    assert list(frame.design) == list(design_lab_large.COMMAND_DESIGNS) * 2
     sc_row = frame[frame.design == "sorted-chunks"].iloc[0]
     assert sc_row.sorted_chunks_build == "in-memory"
     heap = frame[frame.design == "triple-heap"].iloc[0]

@@ -61,21 +61,17 @@ here: about 45 min wall / 14 min CPU for the build and ~22 min for the reducer p
 loaded machine, extrapolated linearly from 10^8; 12 GB of spill under ``--spill-root`` or the
 system's temporary folder; peak RSS expected near 1.8 GB, the ranges being bounded)::
 
-    nice -n 19 python -m trackerlab.models.proposals.sorted_chunks_streamed \\
+    nice -n 19 python -m trackerlab.experiments.design_lab_large \\
         --messages 1e9 --delay uniform:0:1h --pattern all --rate-per-s 100 --tick 1s \\
         --out data/design_lab/realistic-sorted-chunks-large.parquet
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
-import os
 import shutil
-import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,7 +98,8 @@ MAX_TICK_MS = (1 << 31) - 1
 _U32 = (1 << 32) - 1
 
 
-def _check(name: str, value: int, low: int, high: int) -> int:
+def check_in_range(name: str, value: int, low: int, high: int) -> int:
+    """``value`` when it is an integer in ``low..high``, else ValueError naming ``name``. O(1)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an integer in {low}..{high}, got {value!r}")
     if not low <= int(value) <= high:
@@ -110,15 +107,16 @@ def _check(name: str, value: int, low: int, high: int) -> int:
     return int(value)
 
 
-def _count(name: str, text: str) -> int:
-    """A count written as ``1000000`` or ``1e9``: an integer in 1..10^12, else ValueError."""
+def parse_count(name: str, text: str) -> int:
+    """A count written as ``1000000`` or ``1e9``: an integer in 1..10^12, else ValueError.
+    O(1)."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value != int(value):
         raise ValueError(f"{name} must be an integer in 1..{10**12}, got {text!r}")
-    return _check(name, int(value), 1, 10**12)
+    return check_in_range(name, int(value), 1, 10**12)
 
 
 # --------------------------------------------------------------------------- bitmaps
@@ -160,6 +158,8 @@ class _Containers:
         self.prev: tuple[int, int] | None = None  # last (ledger, entry)
 
     def add(self, led: np.ndarray, e: np.ndarray) -> None:
+        """Sum one block of positions (in (ledger, entry) order after the previous block).
+        O(block)."""
         if len(led) == 0:
             return
         hi = e >> 16
@@ -174,7 +174,8 @@ class _Containers:
         self.prev = (int(led[-1]), int(e[-1]))
 
     def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(owner ledger, cardinality, runs) per container, containers cut by blocks merged."""
+        """(owner ledger, cardinality, runs) per container, containers cut by blocks merged.
+        O(containers)."""
         if not self.parts:
             z = np.zeros(0, dtype=np.int64)
             return z, z, z
@@ -204,11 +205,13 @@ class _Run:
     cols: tuple[np.ndarray, ...] | None = None
 
     def open(self) -> tuple[np.ndarray, ...]:
+        """The three columns, memory-mapped (read-only). O(1)."""
         if self.cols is None:
             self.cols = tuple(np.load(p, mmap_mode="r") for p in self.paths)
         return self.cols
 
     def close(self) -> None:
+        """Drop the maps (the pages go back to the OS). O(1)."""
         self.cols = None
 
     def _ss(self, col: int, lo: int, hi: int, value: int, side: str) -> int:
@@ -234,6 +237,7 @@ class _Run:
         return lo  # pragma: no cover
 
     def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Keys ``lo:hi`` as int64 columns (tick, ledger, entry). O(hi - lo)."""
         cols = self.open()
         return tuple(  # type: ignore[return-value]
             np.asarray(c[lo:hi]).astype(np.int64) + b for c, b in zip(cols, self.bases, strict=True)
@@ -328,11 +332,11 @@ def streamed_sorted_build(
     sorted runs on disk (module docstring): the same :class:`SortedBuild`. Raises ValueError
     naming the parameter for messages outside 1..10^12, a tick outside 1..2^31-1, run, range
     or sample sizes below 1, an entry id of 2^32 or more. O(n log n) numpy, bounded memory."""
-    _check("messages", workload.messages, 1, 10**12)
-    _check("tick (ms)", tick_ms, 1, MAX_TICK_MS)
-    _check("run size (keys)", run_keys, 1, 1 << 30)
-    _check("range size (keys)", range_keys, 1, 1 << 30)
-    _check("sample interval (keys)", sample_every, 1, 1 << 30)
+    check_in_range("messages", workload.messages, 1, 10**12)
+    check_in_range("tick (ms)", tick_ms, 1, MAX_TICK_MS)
+    check_in_range("run size (keys)", run_keys, 1, 1 << 30)
+    check_in_range("range size (keys)", range_keys, 1, 1 << 30)
+    check_in_range("sample interval (keys)", sample_every, 1, 1 << 30)
     sample_every = min(sample_every, range_keys)
     root = Path(tempfile.gettempdir() if spill_root is None else spill_root)
     root.mkdir(parents=True, exist_ok=True)
@@ -446,92 +450,3 @@ def _key_order_pass(runs, samples, every, containers, layout):
         jvm_bytes=fixed + chunk_part + bitmaps,
     )
     return build, ranges, inside, in_chunk, largest
-
-
-# --------------------------------------------------------------------------- command
-
-
-#: Designs the command sizes beside sorted-chunks (the same ``size_cell`` call).
-COMMAND_DESIGNS = ("sorted-chunks", "time-buckets-hier", "triple-heap")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Size one realistic cell (``design_lab_realistic.measure_cell``) for sorted-chunks (the
-    streamed build above ``STREAMED_ABOVE_MESSAGES``), time-buckets-hier and the heap; print
-    one line per design (entries, JVM bytes, bytes per entry, seconds, peak RSS) and, with
-    ``--out``, add the rows to that Parquet file (written atomically, provenance in the
-    schema metadata ``trackerlab``). Bad input: one line, exit code 2."""
-    import pandas as pd
-
-    from trackerlab.errors import UsageError
-    from trackerlab.experiments import design_lab_realistic as dr
-    from trackerlab.provenance import git_commit, library_versions
-    from trackerlab.workloads.units import parse_duration_ms
-
-    p = argparse.ArgumentParser(prog="sorted_chunks_streamed", description=main.__doc__)
-    p.add_argument("--messages", required=True, help="e.g. 1e9")
-    p.add_argument("--delay", default="uniform:0:1h")
-    p.add_argument("--pattern", default="all")
-    p.add_argument("--rate-per-s", type=float, default=100.0)
-    p.add_argument("--tick", default="1s", help="e.g. 64ms, 1s, 60s")
-    p.add_argument("--designs", default=",".join(COMMAND_DESIGNS))
-    p.add_argument("--out", type=Path, default=None, help="Parquet file the rows are added to")
-    a = p.parse_args(argv)
-    try:
-        messages = _count("messages", a.messages)
-        tick = _check("tick (ms)", int(parse_duration_ms(a.tick, "--tick")), 1, MAX_TICK_MS)
-        rate = a.rate_per_s / 1000
-        cell = {"delay": a.delay, "pattern": a.pattern, "rate_per_ms": rate, "tick_ms": tick,
-                "batch_size": 1, "messages": messages,
-                "entries_per_ledger": dr.entries_per_ledger(rate), "scope": dr.REALISTIC_SCOPE}  # fmt: skip
-        designs = [d.strip() for d in a.designs.split(",") if d.strip()]
-        unknown = sorted(set(designs) - set(dr.DESIGNS))
-        if unknown:
-            raise ValueError(f"--designs: unknown {unknown}; choose from {', '.join(dr.DESIGNS)}")
-        rows = dr.measure_cell(cell, designs)
-    except (UsageError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(
-        "design entries jvm_bytes B_per_entry design_s design_cpu_s design_peak_rss_bytes "
-        "reducer_s reducer_peak_rss_bytes size_cell_s size_cell_cpu_s peak_rss_bytes refused"
-    )
-    for r in rows:
-        print(
-            f"{r['design']} {r['entries']} {r['jvm_bytes']} {r['bytes_per_entry']:.4f} "
-            f"{r['design_s']:.1f} {r['design_cpu_s']:.1f} {r['design_peak_rss_bytes']} "
-            f"{r['reducer_s']:.1f} {r['reducer_peak_rss_bytes']} {r['size_cell_s']:.1f} "
-            f"{r['size_cell_cpu_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
-        )
-    if a.out is not None:
-        run = {
-            "command": "python -m trackerlab.models.proposals.sorted_chunks_streamed "
-            + " ".join(sys.argv[1:] if argv is None else argv),
-            "git_commit": git_commit(),
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        frame = pd.DataFrame(rows).assign(**run)
-        runs: list[object] = []
-        if a.out.exists():
-            import json
-
-            import pyarrow.parquet as pq
-
-            old = json.loads(pq.read_schema(a.out).metadata.get(b"trackerlab", b"{}"))
-            runs = old.get("runs", [old] if old else [])
-            frame = pd.concat([pd.read_parquet(a.out), frame], ignore_index=True)
-        meta = {
-            "runs": [*runs, run],
-            "versions": library_versions(),
-            "host_cpus": os.cpu_count(),
-            "note": "seconds and peak_rss_bytes measured on a shared 2-core machine under "
-            "nice -n 19 (wall seconds mostly waiting; *_cpu_s is the work); every row "
-            "carries its run's command, git_commit and created",
-        }
-        sha = dr.write_parquet(frame, a.out, meta)
-        print(f"wrote {a.out} ({len(frame)} rows, sha256 {sha})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
