@@ -304,3 +304,12 @@ def test_conclusions_numbers_match_the_frames():
     assert "pip195-buckets 35.0 B/entry over 60 entries" in w1
     assert "time-buckets 30.0 B/entry over 100 entries" in w1 and w1.count("(behind)") == 1
     assert lines[-1] == v.answer(realistic_frame(), latency_frame(), broker_frame())
+
+
+def test_the_stored_large_rows_load_as_paused_only():
+    # design_lab_large stores paused sizes (no dispatching column): NaN there, never dropped
+    path = v.repo_path("data/design_lab/realistic-sorted-chunks-large.parquet")
+    rows = v.load_realistic_extra(path)
+    raw = pd.read_parquet(path)
+    assert len(rows) == len(raw) and rows.live_bytes_per_entry.isna().all()
+    assert (rows.jvm_bytes == raw.jvm_bytes).all()

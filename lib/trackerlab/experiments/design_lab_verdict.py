@@ -198,11 +198,15 @@ def load_comparisons(path: Path | None = None) -> pd.DataFrame:
 
 def load_realistic_extra(path: Path) -> pd.DataFrame | None:
     """Stored realistic-matrix rows (``run_realistic``'s columns, e.g. sorted-chunks at
-    10^7..10^9 entries), or None when ``path`` is absent. O(rows)."""
+    10^7..10^9 entries), or None when ``path`` is absent. Rows stored by
+    ``design_lab_large`` are paused sizes only: without a ``live_bytes_per_entry`` column
+    they get NaN there (not dispatched). O(rows)."""
     path = Path(path)
     if not path.is_file():
         return None
     frame = pd.read_parquet(path)
+    if "live_bytes_per_entry" not in frame:
+        frame = frame.assign(live_bytes_per_entry=np.nan)
     _check_columns(frame, REALISTIC_COLUMNS, f"realistic rows {path.name}")
     return frame
 

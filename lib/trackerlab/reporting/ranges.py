@@ -48,6 +48,8 @@ class Range:
 RULES: tuple[tuple[str, Range], ...] = (
     (r"(^|_)seed$", Range(int, 0, MAX_SEED)),
     (r"messages$", Range(int, 1, 10**9)),
+    # design_lab: tracker sizes of the realistic matrix, in messages published
+    (r"^(realistic|dispatch)_sizes$", Range(int, 1, 10**9)),
     (r"(_|^)(trim|precision)?_?bits$", Range(int, 0, 40)),
     (r"ticks?_ms$", Range(int, 1, 1 << 40)),
     (r"rates?_per_ms$", Range(float, 1e-9, 1e6)),
