@@ -136,6 +136,17 @@ class DeliveryWindow:
         return cls(tick_ms, strict, mask, False, 0, (0 if strict else tick_ms) + mask, 0)
 
     @classmethod
+    def whole_tick(cls, tick_ms: int, strict: bool, bits: int) -> DeliveryWindow:
+        """``sorted-chunks`` (SortedChunksTracker.java, docs/design/sorted-chunks.md): key
+        ``trimLowerBit(t, bits)``, due once the tick's last ms ``key + 2^bits - 1`` is within
+        ``getCutoffTime()``. Not strict: :meth:`rounded`'s window (at most a tick early, never
+        late); strict: never early, up to ``2^bits - 1`` ms late."""
+        mask = (1 << bits) - 1
+        if strict:
+            return cls(tick_ms, True, mask, False, mask, 0, mask)
+        return cls(tick_ms, False, mask, False, mask, tick_ms, 0)
+
+    @classmethod
     def rounded(cls, tick_ms: int, strict: bool) -> DeliveryWindow:
         """InMemoryDelayedDeliveryTracker at v4.2.4 (#23611 with its later fix): precision
         ``p = 2^floor(log2 tick)``; not strict, the key is ``trimLowerBit(t)`` and a bucket is

@@ -7,7 +7,9 @@ returns sorted distinct positions, at most ``n``, each tracked and available in 
 :class:`~tests.reference.delayed.DeliveryWindow` (never more than ``early_ms`` before it is
 due), the earliest keys first; when it returns fewer than ``n`` nothing available is left and
 nothing more than ``late_ms`` overdue. ``hasMessageAvailable`` says whether something is
-available; ``clear`` empties. Where a tracker has them: ``containsMessage`` says what is tracked
+available; ``clear`` empties. Where ``checks_replay``: each position handed out at ``now``,
+added again with its ``deliverAt`` at the same ``now`` (the dispatcher replaying it), is refused
+(``addMessage`` false: deliver now), else the dispatcher would loop. Where a tracker has them: ``containsMessage`` says what is tracked
 and ``shouldPauseAllDeliveries`` follows the fixed-delay detection.
 A tracker's legitimate difference from the naive index is its window, stated with its source
 in :class:`~tests.reference.delayed.DeliveryWindow`; the rules are the same for all.
@@ -35,6 +37,9 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
     checks_pause = False
     #: whether ``shouldPauseAllDeliveries`` follows the fixed-delay detection (else always False)
     detects_fixed_delay = True
+    #: whether a handed-out position re-added at the same ``now`` must be refused (the design
+    #: lab's variant-a proposals, due at ``tickKey << bits``, do not hold this)
+    checks_replay = True
 
     def make(self, tick: int, strict: bool, delay: int, lookahead: int):  # pragma: no cover
         raise NotImplementedError
@@ -85,6 +90,11 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
             assert win.available(due[pos], now), "handed out before its key was due"
             assert due[pos] - now <= win.early_ms, "handed out too early"
         self.ref.remove(got)
+        if self.checks_replay:  # the dispatcher replays what it got: refused, delivered now
+            for ledger, entry in got:
+                assert not self.ref.add(ledger, entry, due[(ledger, entry)], now)
+                replayed = self.tracker.add_message(ledger, entry, due[(ledger, entry)], now)
+                assert not replayed, "handed out, then accepted again: a replay loop"
         left = [t for t, _, _ in self.ref.heap if win.available(t, now)]
         if got and left:  # limited by n: the earliest keys went first
             assert max(win.key(due[p]) for p in got) <= min(win.key(t) for t in left)
@@ -119,7 +129,10 @@ class DelayedTrackerMachine(RuleBasedStateMachine):
 
 
 class ProposalMachine(DelayedTrackerMachine):
-    """The design lab's proposals: ``make(tick, strict, delay)``; the window of variant a."""
+    """The design lab's proposals: ``make(tick, strict, delay)``; the window of variant a,
+    which hands out positions ``addMessage`` would accept again (no replay check)."""
+
+    checks_replay = False
 
     def make(self, tick, strict, delay, lookahead=0):  # pragma: no cover - overridden
         raise NotImplementedError

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from tests.models.proposals.machine import SETTINGS, ProposalMachine
-from tests.reference.delayed import NaiveDelayedIndex
+from tests.reference.delayed import DeliveryWindow, NaiveDelayedIndex
 from trackerlab.catalog import CATALOG, SizeRequest
 from trackerlab.models.proposals import sorted_chunks as sc
 from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker
@@ -127,15 +127,38 @@ def test_readd_and_contains_and_dispatch_order():
     assert tr.number_of_delayed_messages() == 4 and tr.contains_message(5, 7)
     assert not tr.add_message(5, 100, 500, 0)  # due within the tick: deliver now
     assert not tr.contains_message(5, 100)
-    # cutoff 10 * 512 at now = 5120 - 1000: tick 10's three keys are due, tick 11's is not
-    got = tr.get_scheduled_messages(2, 10 * 512 - 1000)
+    # a tick is due when its last ms is within the cutoff: tick 10 = [5120, 5631] ms is not due
+    # at cutoff 5630 (now 4630), is at cutoff 5631 (now 4631); tick 11's last ms is 6143
+    assert not tr.has_message_available(11 * 512 - 2 - 1000)
+    assert tr.get_scheduled_messages(10, 11 * 512 - 2 - 1000) == []
+    got = tr.get_scheduled_messages(2, 11 * 512 - 1 - 1000)
     assert got == [(5, 7), (5, 9)]  # smallest keys first
     assert not tr.contains_message(5, 7) and 5 not in tr.bitmaps
-    assert tr.get_scheduled_messages(10, 10 * 512 - 1000) == [(8, 300)]
-    assert tr.has_message_available(11 * 512 - 1000)
-    assert tr.next_key() == 11 * 512
+    assert tr.get_scheduled_messages(10, 11 * 512 - 1 - 1000) == [(8, 300)]
+    assert not tr.has_message_available(12 * 512 - 2 - 1000)
+    assert tr.has_message_available(12 * 512 - 1 - 1000)
+    assert tr.next_key() == 12 * 512 - 1
     tr.clear()
     assert tr.number_of_delayed_messages() == 0 and not tr.chunks and not tr.bitmaps
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_handed_out_position_is_refused_when_replayed(strict):
+    """The replay loop: tick 1000 ms (bits 9), deliverAt 5200 in tick 10 = [5120, 5631] ms.
+    Due at ``tickKey << bits <= cutoff`` (the old rule), it went out at cutoff 5120 and, replayed
+    by the dispatcher at the same now, was accepted again (5200 > 5120), due again, and so on
+    till the cutoff reached 5200. Due at the tick's last ms, it goes out at cutoff 5631 and the
+    replay is refused. Every now from 4000 to 5700 ms (cutoff = now + 1000, or now strict)."""
+    tr = SortedChunksTracker(1000, strict)
+    first = None
+    for now in range(4000 if not strict else 5000, 5700):
+        if not tr.contains_message(1, 1):
+            assert tr.add_message(1, 1, 5200, 0)
+        for ledger, entry in tr.get_scheduled_messages(10, now):
+            assert not tr.add_message(ledger, entry, 5200, now), f"accepted again at now {now}"
+            first = now if first is None else first
+    assert first == (5631 if strict else 4631)  # the tick's last ms is within the cutoff
+    assert not tr.add_message(1, 1, 5200, 5200 if strict else 4200)  # deliverAt <= cutoff
 
 
 # --------------------------------------------------------------------------- split rules
@@ -266,8 +289,15 @@ def test_a_splice_never_shrinks(three):
 
 
 class SortedChunksMachine(ProposalMachine):
+    """Due at the tick's last ms: :meth:`DeliveryWindow.whole_tick`, replays refused."""
+
+    checks_replay = True
+
     def make(self, tick, strict, delay, lookahead=0):
         return SortedChunksTracker(tick, strict)
+
+    def window(self, tick, strict):
+        return DeliveryWindow.whole_tick(tick, strict, self.tracker.bits)
 
     @invariant()
     def chunks_are_well_formed(self):
@@ -349,16 +379,19 @@ class WideIdMachine(RuleBasedStateMachine):
     def get_scheduled(self, n):
         got = self.tracker.get_scheduled_messages(n, self.now)
         assert got == sorted(set(got)) and len(got) <= n
-        # due by tick key (up to tick + 2^bits - 1 ms early), as the shared machine checks
-        early = (0 if self.tracker.strict else self.tracker.tick_ms) + (1 << self.tracker.bits) - 1
+        # due at the tick's last ms (DeliveryWindow.whole_tick): deliverAt <= cutoff, so a
+        # replay at the same now is refused
+        cutoff = self.tracker.cutoff(self.now)
         due = self.ref.deliver_at()
         for pos in got:
-            assert pos in due and due[pos] - self.now <= early
+            assert pos in due and due[pos] <= cutoff
         self.ref.remove(got)
+        for pos in got:
+            assert not self.tracker.add_message(*pos, due[pos], self.now)
+            assert not self.ref.add(*pos, due[pos], self.now)
         if len(got) < n:  # nothing due left behind
             mask = (1 << self.tracker.bits) - 1
-            cutoff = self.tracker.cutoff(self.now)
-            assert all((t & ~mask) > cutoff for t, _, _ in self.ref.heap)
+            assert all((t | mask) > cutoff for t, _, _ in self.ref.heap)
         for pos in got:
             assert not self.tracker.contains_message(*pos)
 

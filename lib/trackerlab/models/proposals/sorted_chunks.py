@@ -10,8 +10,14 @@ changes its encoding, split rule, capacity rule or object graph. Java shape::
     final class Chunk { long firstTick, firstLedger, firstEntry, lastTick, lastLedger,
                         lastEntry; int count, length, readOffset; byte[] data; }
 
-``tickKey = deliverAt >> bits``, ``bits = floor(log2 tick)``; an entry is due when
-``tickKey << bits <= cutoff`` (the timing rules of :mod:`~trackerlab.models.proposals.base`).
+``tickKey = deliverAt >> bits``, ``bits = floor(log2 tick)``; an entry is due when the last
+millisecond of its tick is within the cutoff, ``(tickKey << bits) | (2^bits - 1) <= cutoff``
+(:meth:`SortedChunksTracker.last_ms`), so everything handed out would be refused by
+``addMessage`` (``deliverAt <= cutoff``): no replay loop. Not strict this is InMemory 4.2.4's
+rule (``getBucketCutoffTime() = cutoff - 2^bits + 1``, InMemoryDelayedDeliveryTracker.java:172-174
+at v4.2.4); strict, 4.2.4 rounds keys up instead (:163-170), here they stay rounded down and the
+tick is due at its last ms (never early, at most ``2^bits - 1`` ms late). The other proposals keep
+the base's rule (:mod:`~trackerlab.models.proposals.base`, due at ``tickKey << bits``).
 Tokens (positions after a chunk's first, each relative to the previous ``(t, L, E)``), see
 :func:`token`: same tick and ledger ``varint(dE << 2)``; same tick, new ledger
 ``varint(dL << 2 | 1) varint(E)``; new tick ``varint(dt << 2 | 2) varint(zigzag(dL))
@@ -342,13 +348,20 @@ class SortedChunksTracker(ProposalTracker):
 
     # ------------------------------------------------------------------ due scan
 
+    def last_ms(self, tick_key: int) -> int:
+        """The last millisecond of tick ``tick_key``: ``(tickKey << bits) | (2^bits - 1)``
+        (``lastMillis`` in SortedChunksTracker.java). O(1)."""
+        return (tick_key << self.bits) | ((1 << self.bits) - 1)
+
     def _due(self, cutoff: int) -> Iterator[tuple[int, int, int]]:
-        """Keys from the front, while due. Lazy: decodes as it goes."""
+        """Keys from the front while their tick's last ms is within ``cutoff`` (``due`` in
+        SortedChunksTracker.java; :meth:`has_message_available` and
+        :meth:`get_scheduled_messages` use it). Lazy: decodes as it goes."""
         for chunk in self.chunks:
             pos, prev = chunk.read_offset, chunk.first
             end = chunk.read_offset + chunk.length
             while True:
-                if prev[0] << self.bits > cutoff:
+                if self.last_ms(prev[0]) > cutoff:
                     return
                 yield prev
                 if pos >= end:
@@ -383,8 +396,9 @@ class SortedChunksTracker(ProposalTracker):
         self.optimized.clear()
 
     def next_key(self) -> int:
-        """``nextDeliveryTime()``: ``firstTick << bits`` of the first chunk. O(1)."""
-        return self.chunks[0].first[0] << self.bits
+        """``nextDeliveryTime()``: the last ms of the first chunk's first tick (when it is due,
+        strict). O(1)."""
+        return self.last_ms(self.chunks[0].first[0])
 
     # ------------------------------------------------------------------ sizes
 
