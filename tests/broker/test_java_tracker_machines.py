@@ -105,17 +105,17 @@ class Pip195Snapshots(Pip195Memory):
 
 
 class SortedChunks(JavaMachine):
-    """The project's own tracker (trackerlab.delayed.SortedChunksTracker): due when
-    ``tickKey << bits <= cutoff`` with ``bits = floor(log2 tick)``, the proposals' trimmed
-    window (SortedChunksTracker.java's class comment; the design lab's variant a), and
-    InMemory 4.2.4's fixed-delay pause."""
+    """The project's own tracker (trackerlab.delayed.SortedChunksTracker): due when the last
+    ms of the tick, ``(tickKey << bits) | (2^bits - 1)``, is within the cutoff, ``bits =
+    floor(log2 tick)`` (SortedChunksTracker.java's class comment; DeliveryWindow.whole_tick),
+    replays refused (the machine's ``checks_replay``), and InMemory 4.2.4's fixed-delay pause."""
 
     kind = "sorted-chunks"
     checks_contains = True
     checks_pause = True
 
     def window(self, tick, strict):
-        return DeliveryWindow.trimmed(tick, strict, max(tick, 1).bit_length() - 1)
+        return DeliveryWindow.whole_tick(tick, strict, max(tick, 1).bit_length() - 1)
 
 
 TestTimeBuckets424 = TimeBuckets424.TestCase
@@ -154,6 +154,25 @@ def test_driver_answers_hand_computed():
     assert t.get_scheduled_messages(10, 10_004) == [(1, 2)]
     assert t.get_scheduled_messages(10, 10_010) == [(1, 1)]
     assert t.number_of_delayed_messages() == 0
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_sorted_chunks_refuses_a_replay_of_what_it_handed_out(strict):
+    """The replay loop through the driver (as tests/models/proposals/test_sorted_chunks.py):
+    tick 1000 ms (bits 9), deliverAt 5200 in tick 10 = [5120, 5631] ms. Under the old rule
+    (due at ``10 << 9 = 5120 <= cutoff``) it went out at cutoff 5120 and its replay at the
+    same now was accepted (5200 > 5120). Now it goes out first when the cutoff reaches 5631
+    (now 4631, or 5631 strict), and a replay at that now is refused; one ms before, nothing."""
+    if _DRIVERS["4.2.4"].request("sorted-chunks") != "true":
+        pytest.fail("broker/tracker/ was not compiled in")
+    t = _DRIVERS["4.2.4"].new("sorted-chunks", 1000, strict)
+    due_now = 5631 if strict else 4631
+    assert t.add_message(1, 1, 5200, 0)
+    assert not t.has_message_available(due_now - 1)
+    assert t.get_scheduled_messages(10, due_now - 1) == []
+    assert t.get_scheduled_messages(10, due_now) == [(1, 1)]
+    assert not t.add_message(1, 1, 5200, due_now), "handed out, then accepted again"
+    assert t.number_of_delayed_messages() == 0 and not t.contains_message(1, 1)
 
 
 def test_driver_refuses_bad_requests():

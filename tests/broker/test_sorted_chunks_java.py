@@ -116,7 +116,8 @@ def test_re_adds_count_once_and_contains_message(tracker_build):
     assert (r.tracked, r.refused) == (7, 0)  # a re-add returns true...
     assert r.added.delayed_messages == 4  # ...and counts nothing
     assert [c[2] for c in r.added.contains] == [True] * 4 + [False] * 3
-    # cutoff 5000 + 1000: tick 9 (4608 ms) is due, tick 11 (5632 ms) too; the two smallest keys
+    # cutoff 5000 + 1000: tick 9 ([4608, 5119] ms) is due, tick 11 ([5632, 6143]) is not (a
+    # tick is due when its last ms is within the cutoff); the two smallest keys
     assert r.positions == ((1, 0), (1, 1))
     assert r.scheduled.delayed_messages == 2
     assert [c[2] for c in r.scheduled.contains] == [False, False, True, True, False, False, False]
@@ -189,14 +190,14 @@ def test_chunks_stay_within_4096_bytes_and_dispatch_in_key_order(tracker_build):
 def test_an_append_after_a_dispatch_compacts_the_unread_bytes(tracker_build):
     """The append path's third case (SortedChunksTracker's Javadoc). Ledger 1, entries 0..32
     at 5200 ms (tick 10): the first in the fields, 32 one-byte tokens (gap 1 -> varint(4)):
-    length 32 = capacity 32. Dispatch 5 at now 4200 (cutoff 5200 >= 10 << 9 = 5120): first
-    (10,1,5), readOffset 5, length 27. Append (20,1,33) at 10300 ms: token varint(10<<2|2),
+    length 32 = capacity 32. Dispatch 5 at now 4700 (cutoff 5700 >= tick 10's last ms 5631):
+    first (10,1,5), readOffset 5, length 27. Append (20,1,33) at 10300 ms: token varint(10<<2|2),
     varint(zigzag(0)), varint(33) = 3 B; 5 + 27 + 3 > 32 and 27 + 3 <= 4096, so data becomes
     the smallest power of two >= 32 holding 30 B (32), the 27 unread bytes copied to 0."""
     rows = [(1, e, 5200, 0) for e in range(33)]
     r0 = _run(tracker_build, rows, chunks=True)
     assert r0.added.chunk_rows == ((10, 1, 0, 10, 1, 32, 33, 32, 0, 32),)
-    rows += [(tracker.DISPATCH, 5, 0, 4200), (1, 33, 10_300, 4200)]
+    rows += [(tracker.DISPATCH, 5, 0, 4700), (1, 33, 10_300, 4700)]
     r = _run(tracker_build, rows, chunks=True)
     assert r.steps == ((5, ((1, 0), (1, 1), (1, 2), (1, 3), (1, 4))),)
     assert r.added.chunk_rows == ((10, 1, 5, 20, 1, 33, 29, 30, 0, 32),)
@@ -218,17 +219,21 @@ def test_run_optimize_when_an_append_starts_a_new_ledger(tracker_build):
 def test_get_scheduled_messages_hand_example(tracker_build):
     """Keys (tick = deliverAt >> 9): (3,1)@2100 -> 4, (1,5)@2100 -> 4, (2,0)@1100 -> 2,
     (1,9)@1100 -> 2, (1,2)@3000 -> 5. Sorted: (2,1,9) (2,2,0) (4,1,5) (4,3,1) (5,1,2).
-    At now 1100, not strict: cutoff 2100; due: 2<<9 = 1024 and 4<<9 = 2048, not 5<<9 = 2560.
-    n = 3 takes (2,1,9) (2,2,0) (4,1,5), returned as positions sorted: (1,5) (1,9) (2,0).
-    Strict: cutoff 1100, only tick 2 is due: (1,9) (2,0)."""
+    A tick is due when its last ms is within the cutoff. At now 1600, not strict: cutoff 2600;
+    due: tick 2 (last ms 1535) and tick 4 (2559), not tick 5 (3071). n = 3 takes (2,1,9)
+    (2,2,0) (4,1,5), returned as positions sorted: (1,5) (1,9) (2,0). At now 1100 (cutoff 2100)
+    tick 4 is not due yet: (1,9) (2,0). Strict at now 1535: only tick 2 is due: (1,9) (2,0);
+    at 1534 nothing."""
     rows = [(3, 1, 2100, 0), (1, 5, 2100, 0), (2, 0, 1100, 0), (1, 9, 1100, 0),
             (1, 2, 3000, 0)]  # fmt: skip
-    r = _run(tracker_build, rows, scheduled=(3, 1100))
+    r = _run(tracker_build, rows, scheduled=(3, 1600))
     assert r.positions == ((1, 5), (1, 9), (2, 0))
     assert r.scheduled.delayed_messages == 2
-    s = _run(tracker_build, [(led, ent, at, -1000) for led, ent, at, _ in rows], strict=True,
-             scheduled=(3, 1100))  # fmt: skip
+    assert _run(tracker_build, rows, scheduled=(3, 1100)).positions == ((1, 9), (2, 0))
+    strict_rows = [(led, ent, at, -1000) for led, ent, at, _ in rows]
+    s = _run(tracker_build, strict_rows, strict=True, scheduled=(3, 1535))
     assert s.positions == ((1, 9), (2, 0))
+    assert _run(tracker_build, strict_rows, strict=True, scheduled=(3, 1534)).positions == ()
 
 
 def test_size_check_refuses_without_instrumentation_and_bad_arguments(tracker_build, tmp_path):

@@ -30,10 +30,20 @@ import org.roaringbitmap.longlong.Roaring64Bitmap;
  * <p>Timing: {@code getCutoffTime()} of AbstractDelayedDeliveryTracker.java:85-87 at v4.2.4
  * ({@code now}, or {@code now + tick} when not strict); {@code addMessage} refuses
  * {@code deliverAt < 0 || deliverAt <= cutoff} (as InMemoryDelayedDeliveryTracker.java:120);
- * a position is due when {@code tickKey << bits <= cutoff}. This is the design's rule, not
- * InMemory 4.2.4's: 4.2.4 rounds strict delivery times UP and checks
- * {@code cutoff - 2^bits + 1} when not strict (InMemoryDelayedDeliveryTracker.java:163-174);
- * here, as in the design, the key is always rounded down and compared with the cutoff.
+ * a position is due when the LAST millisecond of its tick is within the cutoff,
+ * {@code ((tickKey << bits) | (2^bits - 1)) <= cutoff} ({@link #lastMillis}), so a position is
+ * handed out only when every deliverAt of its tick would be refused by {@code addMessage}.
+ * The earlier rule {@code tickKey << bits <= cutoff} handed out positions that
+ * {@code addMessage} then accepted again when the dispatcher replayed them (deliverAt above the
+ * cutoff but inside a due tick): a replay loop until the clock passed deliverAt. When not
+ * strict this is InMemory 4.2.4's rule exactly (key rounded down, compared with
+ * {@code getBucketCutoffTime() = cutoff - 2^bits + 1}, InMemoryDelayedDeliveryTracker.java:
+ * 172-174 at v4.2.4); when strict 4.2.4 rounds the key UP (:163-170) and compares it with
+ * {@code now}, buckets {@code (k - 2^bits, k]}, while here the key stays rounded down (the
+ * design's encoding is unchanged) and its bucket {@code [k, k + 2^bits - 1]} is due at its last
+ * ms: the same guarantee (never early when strict, at most {@code 2^bits - 1} ms late), the
+ * bucket edges 1 ms apart. {@link #nextDeliveryTime()} is that last ms, so the timer fires
+ * when the first tick becomes due.
  *
  * <p>Add: a position already in {@code membership} returns true and counts nothing. A key
  * above the last key of the last chunk is appended to the last chunk (the append path);
@@ -417,8 +427,15 @@ public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
 
     // ------------------------------------------------------------------ dispatch
 
+    /** The last millisecond of tick {@code t}: {@code (t << bits) | (2^bits - 1)} (no overflow
+     * for any {@code t = deliverAt >> bits} of a deliverAt &gt;= 0). */
+    private long lastMillis(long t) {
+        return (t << bits) | ((1L << bits) - 1);
+    }
+
+    /** Due when every deliverAt of the chunk's first tick is within the cutoff (class Javadoc). */
     private boolean due(Chunk c, long cutoff) {
-        return (c.firstTick << bits) <= cutoff;
+        return lastMillis(c.firstTick) <= cutoff;
     }
 
     @Override
@@ -468,9 +485,12 @@ public class SortedChunksTracker extends AbstractDelayedDeliveryTracker {
         return positions;
     }
 
+    /** The last millisecond of the first tick: the time its positions become due (strict; not
+     * strict they are due a tick before, and the abstract class's timer, as for InMemory 4.2.4,
+     * fires at this time, AbstractDelayedDeliveryTracker.java:137-159 at v4.2.4). */
     @Override
     protected long nextDeliveryTime() {
-        return chunks.first().firstTick << bits;
+        return lastMillis(chunks.first().firstTick);
     }
 
     @Override
