@@ -557,6 +557,24 @@ class SortedBuild:
     bitmap_jvm_bytes: int
     jvm_bytes: int
 
+    @classmethod
+    def of(cls, entries: int, lengths: np.ndarray, ledgers: int, bitmap_jvm_bytes: int,
+           layout: JvmLayout = COMPRESSED) -> SortedBuild:  # fmt: skip
+        """The build from its chunk lengths (in key order), ledger count and bitmap bytes: the
+        chunks at the capacity rule, the fixed part (the ``HashMap`` table the ledgers need) and
+        the bitmaps. O(chunks)."""
+        chunk_part = chunks_bytes(chunk_capacities(lengths), layout)
+        fixed = fixed_bytes(ledgers, jc.hash_map_capacity(ledgers), layout)
+        return cls(
+            entries=entries,
+            chunks=len(lengths),
+            ledgers=ledgers,
+            data_bytes=int(lengths.sum()),
+            chunk_jvm_bytes=chunk_part,
+            bitmap_jvm_bytes=bitmap_jvm_bytes,
+            jvm_bytes=fixed + chunk_part + bitmap_jvm_bytes,
+        )
+
 
 def bitmaps_jvm_bytes(
     ledger: np.ndarray, entry: np.ndarray, optimized: np.ndarray, layout: JvmLayout = COMPRESSED
@@ -597,8 +615,6 @@ def sorted_build(
     t, led, e = t[order], led[order], e[order]
     closed, open_len = chunk_lengths(token_lengths(t, led, e))
     lengths = np.asarray(closed + ([open_len] if len(t) else []), dtype=np.int64)
-    caps = chunk_capacities(lengths)
-    chunk_part = chunks_bytes(caps, layout)
     # runOptimize rule: the key before each ledger's first key, when another ledger
     uniq, first_at = np.unique(led, return_index=True)
     before = first_at[first_at > 0] - 1
@@ -617,17 +633,7 @@ def sorted_build(
         bitmaps += parts.own
         shared |= parts.shared
     bitmaps += jr.art_shared_bytes(shared, layout)
-    ledgers = len(uniq)
-    fixed = fixed_bytes(ledgers, jc.hash_map_capacity(ledgers), layout)
-    return SortedBuild(
-        entries=len(t),
-        chunks=len(lengths),
-        ledgers=ledgers,
-        data_bytes=int(lengths.sum()),
-        chunk_jvm_bytes=chunk_part,
-        bitmap_jvm_bytes=bitmaps,
-        jvm_bytes=fixed + chunk_part + bitmaps,
-    )
+    return SortedBuild.of(len(t), lengths, len(uniq), bitmaps, layout)
 
 
 def tracked_arrays(workload, tick_ms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

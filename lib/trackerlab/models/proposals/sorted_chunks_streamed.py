@@ -83,7 +83,6 @@ from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.proposals import sorted_chunks as sc
 from trackerlab.models.proposals.counts import roaring_fixed_bytes
 from trackerlab.models.time_buckets import shapes as tbs
-from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
 #: Keys sorted and spilled at once in the stream pass (~40 B each while sorting).
@@ -432,21 +431,9 @@ def _key_order_pass(runs, samples, every, containers, layout):
         last = (int(t[-1]), int(led[-1]), int(e[-1]))
         entries += len(t)
     lengths = np.concatenate([*closed, np.asarray([carry] if entries else [], dtype=np.int64)])
-    caps = sc.chunk_capacities(lengths)
-    chunk_part = sc.chunks_bytes(caps, layout)
     owner, card, runs_ = containers.result()
     bitmaps = bitmaps_jvm_bytes_from_containers(
         owner, card, runs_, np.asarray(sorted(optimized), dtype=np.int64), layout
     )
-    ledgers = len(seen)
-    fixed = sc.fixed_bytes(ledgers, jc.hash_map_capacity(ledgers), layout)
-    build = sc.SortedBuild(
-        entries=entries,
-        chunks=len(lengths),
-        ledgers=ledgers,
-        data_bytes=int(lengths.sum()),
-        chunk_jvm_bytes=chunk_part,
-        bitmap_jvm_bytes=bitmaps,
-        jvm_bytes=fixed + chunk_part + bitmaps,
-    )
+    build = sc.SortedBuild.of(entries, lengths, len(seen), bitmaps, layout)
     return build, ranges, inside, in_chunk, largest
