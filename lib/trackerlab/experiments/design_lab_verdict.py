@@ -260,6 +260,12 @@ def latency_table(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _flagged(value: object) -> bool:
+    """A run's own ``behind`` flag: True only for a boolean True (NaN in rows written before
+    the flag existed). O(1)."""
+    return isinstance(value, bool | np.bool_) and bool(value)
+
+
 def broker_table(frame: pd.DataFrame, latency: pd.DataFrame) -> pd.DataFrame:
     """Per (tracker, workload): pending entries, live JOL bytes per entry, the broker's metric
     (``delayedMessageIndexSizeInBytes``, B), the JMH p99 of the three methods (ns; measured
@@ -283,7 +289,7 @@ def broker_table(frame: pd.DataFrame, latency: pd.DataFrame) -> pd.DataFrame:
     out["pending_share"] = out.pending_entries.astype(float) / most.where(most > 0)
     # behind: well below the others on the workload, or below the run's own tracked share
     # (broker run trackers: entries over messages sent and not received, under 90%)
-    own = out["behind"].map(lambda b: b is True or b is np.True_) if "behind" in out else False
+    own = out["behind"].map(_flagged) if "behind" in out else False
     out["behind"] = (out.pending_share < BEHIND_SHARE) | own
     keep = [*BROKER_HEADERS.keys(), "pending_share", "rate_per_s", "achieved_rate_per_s"]
     return out[keep].reset_index(drop=True)
@@ -439,7 +445,7 @@ def evidence(
             p_jol, i_jol = float(p.jol_bytes_per_entry), float(i.jol_bytes_per_entry)
             p_pend, most = int(p.pending_entries), int(most_by[workload])
             own = p.get("behind", False)  # NaN in rows written before the flag
-            behind = share[workload] < BEHIND_SHARE or (isinstance(own, bool | np.bool_) and own)
+            behind = share[workload] < BEHIND_SHARE or _flagged(own)
     slower = []
     lat = latency_table(latency).drop_duplicates("tracker").set_index("tracker")
     if proposal in lat.index and incumbent in lat.index:
