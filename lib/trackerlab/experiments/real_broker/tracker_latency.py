@@ -41,11 +41,13 @@ DESIGNS = {
 def run(
     out_dir: Path, runs: dict[str, tuple[str, ...]] | None = None,
     settings: JmhSettings | None = None, stem: str = "tracker-latency",
+    note: str = "shared, noisy machine (2 cores, other jobs running): compare within one run",
 ) -> tuple[pd.DataFrame, Path]:  # fmt: skip
     """Run the benchmarks and write ``out_dir/<stem>.parquet``; the table and its path.
     ``runs`` defaults to :data:`DEFAULT_RUNS` plus ``sorted-chunks`` on 4.2.4 when compiled in.
     With the default settings (1 fork, 3 x 2 s warmup, 3 x 2 s measurement, 1e6 prefill) the
-    three Pulsar trackers took 238 s here (2026-11-28)."""
+    three Pulsar trackers took 238 s here (2026-11-28). ``note`` says how busy the machine was;
+    it is stored with the provenance."""
     settings = settings or JmhSettings()
     if runs is None:  # the project's own tracker too, once it is compiled in
         runs = dict(DEFAULT_RUNS)
@@ -63,7 +65,7 @@ def run(
         "experiment": "tracker-latency", "jmh": "1.37", "mode": "SampleTime", "profiler": "gc",
         "settings": asdict(settings), "runs": {v: list(k) for v, k in runs.items()},
         "run_seconds": round(time.monotonic() - t0, 1), "machine": machine(),
-        "note": "shared, noisy machine (2 cores, other jobs running): compare within one run",
+        "note": note,
         "git_commit": git_commit(), "versions": library_versions(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }  # fmt: skip
