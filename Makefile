@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 check-java:
-	@$(PYTHON) lib/trackerlab/javacheck.py
+	@$(PYTHON) lib/trackerlab/core/java_runtime.py
 
 ## make report [PROFILE=smoke|default|large] [ARGS='--only overview'] [SWEEP=0]
 # The Spark sweep of the same profile runs first (resumable: finished grid points are kept,

@@ -101,7 +101,7 @@ def file_tree(folder: Path) -> dict[str, bytes]:
 
 
 def dead_leftover(kind: str) -> str:
-    """A name :func:`trackerlab.durable.own_name` makes, with a pid no process can have
+    """A name :func:`trackerlab.core.durable.own_name` makes, with a pid no process can have
     (above ``/proc/sys/kernel/pid_max``): what a killed run leaves behind."""
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text())
     return f".trackerlab-{pid_max + 1}-0123456789ab.{kind}"
@@ -141,7 +141,7 @@ def spark():
 def jvm_probe(uncompressed_oops: bool = False):
     """jvm-check's probe JVM (one per process), or a skip where this machine has no Java or no
     ``javac``; the project's Java failing to compile (or the JVM to start) raises."""
-    from trackerlab.javacheck import JavaMissing
+    from trackerlab.core.java_runtime import JavaMissing
     from trackerlab.jvmcheck.probe import ProbeMissing, get_probe
 
     try:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab import budget
-from trackerlab.errors import UsageError
+from trackerlab.core import budget
+from trackerlab.core.errors import UsageError
 
 
 def test_small_runs_pass_and_large_ones_name_the_estimate_and_the_flag(monkeypatch):

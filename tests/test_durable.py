@@ -1,4 +1,4 @@
-"""Durable atomic writes, flock folder locks and one-line OS errors (trackerlab.durable)."""
+"""Durable atomic writes, flock folder locks and one-line OS errors (trackerlab.core.durable)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import stat
 import pytest
 
 from tests.conftest import dead_leftover
-from trackerlab import durable
-from trackerlab.errors import UsageError
+from trackerlab.core import durable
+from trackerlab.core.errors import UsageError
 
 
 def test_atomic_write_fsyncs_the_file_and_its_folder(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from tests.conftest import REPO
-from trackerlab import javacheck
+from trackerlab.core import java_runtime
 
 
 @pytest.mark.parametrize(
@@ -19,7 +19,7 @@ from trackerlab import javacheck
     ],
 )
 def test_parse_java_major(text, major):
-    assert javacheck.parse_java_major(text) == major
+    assert java_runtime.parse_java_major(text) == major
 
 
 def _run_check(tmp_path, java_script: str | None):
@@ -31,7 +31,7 @@ def _run_check(tmp_path, java_script: str | None):
         java.chmod(0o755)
     env = {"PATH": str(bindir), "HOME": str(tmp_path)}
     return subprocess.run(
-        [sys.executable, str(REPO / "lib/trackerlab/javacheck.py")],
+        [sys.executable, str(REPO / "lib/trackerlab/core/java_runtime.py")],
         capture_output=True,
         text=True,
         env=env,
@@ -57,4 +57,4 @@ def test_java_17_passes(tmp_path):
 
 
 def test_this_machine_has_java_17_or_newer():
-    assert javacheck.require_java() >= 17, os.environ.get("JAVA_HOME")
+    assert java_runtime.require_java() >= 17, os.environ.get("JAVA_HOME")

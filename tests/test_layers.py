@@ -25,9 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "trackerlab",
             "trackerlab.__main__",
-            "trackerlab.cli",
             "trackerlab.commands",
-            "trackerlab.spark_submit",
         ),
     ),
     ("bench, reporting", ("trackerlab.bench", "trackerlab.reporting")),
@@ -37,25 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("jvmcheck, broker", ("trackerlab.jvmcheck", "trackerlab.broker")),
     ("sizing", ("trackerlab.sizing",)),
     ("workloads", ("trackerlab.workloads",)),
-    (
-        "core",
-        (
-            "trackerlab.errors",
-            "trackerlab.params",
-            "trackerlab.paths",
-            "trackerlab.rng",
-            "trackerlab.provenance",
-            "trackerlab.javacheck",
-            "trackerlab.log4j",
-            "trackerlab.releases",
-            "trackerlab.durable",
-            "trackerlab.safe_yaml",
-            "trackerlab.budget",
-            "trackerlab.interrupts",
-            "trackerlab.strict_json",
-            "trackerlab.parquet_bytes",
-        ),
-    ),
+    ("core", ("trackerlab.core",)),
 )
 _MODULE_STRING = re.compile(r"trackerlab(\.\w+)+")
 
@@ -230,16 +210,96 @@ def test_the_checks_can_fail(tmp_path):
     pkg = tmp_path / "trackerlab"
     (pkg / "models").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "errors.py").write_text(
+    (pkg / "core").mkdir()
+    (pkg / "core" / "__init__.py").write_text("")
+    (pkg / "core" / "errors.py").write_text(
         "import importlib\nimportlib.import_module('trackerlab.models.a')\n"
     )
     (pkg / "models" / "__init__.py").write_text("")
-    (pkg / "models" / "a.py").write_text("def f():\n    from trackerlab.errors import X\n")
+    (pkg / "models" / "a.py").write_text("def f():\n    from trackerlab.core.errors import X\n")
     bad = import_graph(tmp_path)
-    assert bad["trackerlab.errors"] == {"trackerlab.models.a": 2}
+    assert bad["trackerlab.core.errors"] == {"trackerlab.models.a": 2}
     assert upward_imports(bad) == [
-        "trackerlab.errors:2 imports trackerlab.models.a (core -> models)"
+        "trackerlab.core.errors:2 imports trackerlab.models.a (core -> models)"
     ]
     assert cycles({m: set(t) for m, t in bad.items()}) == [
-        ["trackerlab.errors", "trackerlab.models.a"]
+        ["trackerlab.core.errors", "trackerlab.models.a"]
+    ]
+
+
+#: The only modules at the package root that belong to no sub-package: the public face and
+#: the ``python -m trackerlab`` entry.
+ROOT_MODULES = frozenset({"trackerlab", "trackerlab.__main__"})
+
+
+def root_modules(lib: Path = LIB) -> list[str]:
+    """Modules directly under ``trackerlab/`` that are not packages nor allowed root modules."""
+    return sorted(
+        m
+        for m, p in module_files(lib).items()
+        if m.count(".") == 1 and p.name != "__init__.py"
+        if m not in ROOT_MODULES
+    )
+
+
+def colliding_basenames(lib: Path = LIB) -> dict[str, list[str]]:
+    """File names (``plan.py``) that more than one module of the package uses."""
+    by_name: dict[str, list[str]] = defaultdict(list)
+    for module, path in module_files(lib).items():
+        if path.name not in ("__init__.py", "__main__.py"):
+            by_name[path.name].append(module)
+    return {name: sorted(ms) for name, ms in sorted(by_name.items()) if len(ms) > 1}
+
+
+def face_imports(lib: Path = LIB) -> list[str]:
+    """Imports, in a package's own modules, that go through that package's ``__init__``.
+
+    ``from trackerlab.planner import precision`` inside ``trackerlab.planner.plan`` runs the
+    package face first, and the face imports its modules back: a cycle Python resolves by
+    luck of order. A module names its sibling in full (``import trackerlab.planner.precision
+    as precision`` or ``from trackerlab.planner.precision import x``).
+    """
+    out = []
+    for module, path in module_files(lib).items():
+        if path.name == "__init__.py":
+            continue
+        package = module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                out.append(f"{module}:{node.lineno} imports relatively")
+            elif (isinstance(node, ast.ImportFrom) and node.module == package) or (
+                isinstance(node, ast.Import) and any(a.name == package for a in node.names)
+            ):
+                out.append(f"{module}:{node.lineno} imports its package face {package}")
+    return sorted(out)
+
+
+def test_every_root_module_is_in_a_package():
+    assert root_modules() == []
+
+
+def test_no_two_modules_share_a_file_name():
+    assert colliding_basenames() == {}
+
+
+def test_no_module_imports_its_own_package_face():
+    assert face_imports() == []
+
+
+def test_the_house_checks_can_fail(tmp_path):
+    """A loose root module, a repeated file name and a face import are each caught."""
+    pkg = tmp_path / "trackerlab"
+    for sub in ("a", "b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text(f"from trackerlab.{sub}.plan import x\n")
+        (pkg / sub / "plan.py").write_text("x = 1\n")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "__main__.py").write_text("")
+    (pkg / "errors.py").write_text("")
+    (pkg / "a" / "user.py").write_text("from trackerlab.a import plan\nfrom . import plan\n")
+    assert root_modules(tmp_path) == ["trackerlab.errors"]
+    assert colliding_basenames(tmp_path) == {"plan.py": ["trackerlab.a.plan", "trackerlab.b.plan"]}
+    assert face_imports(tmp_path) == [
+        "trackerlab.a.user:1 imports its package face trackerlab.a",
+        "trackerlab.a.user:2 imports relatively",
     ]

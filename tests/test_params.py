@@ -1,7 +1,7 @@
 import pytest
 
-from trackerlab.errors import UsageError
-from trackerlab.params import check_choice, check_float, check_int, check_positive
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_choice, check_float, check_int, check_positive
 
 
 def test_check_int_accepts_and_names_range():

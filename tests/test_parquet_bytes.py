@@ -9,7 +9,7 @@ PROBE = textwrap.dedent(
     """
     import io, os, sys
     import pyarrow as pa, pyarrow.parquet as pq
-    from trackerlab.parquet_bytes import read_parquet_bytes
+    from trackerlab.core.parquet_bytes import read_parquet_bytes
 
     buf = io.BytesIO()
     pq.write_table(pa.table({"a": list(range(1000))}), buf)

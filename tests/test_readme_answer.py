@@ -27,7 +27,7 @@ def test_the_readme_quotes_what_plan_prints():
 
 def test_the_readme_nack_figure_is_the_plan_s():
     """The README sentence "the example's nack trackers hold X per consumer": the nack row."""
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
     from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import format_bytes
 

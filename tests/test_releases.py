@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab import releases
 from trackerlab.catalog import CATALOG
-from trackerlab.errors import UsageError
-from trackerlab.models.delayed.time_buckets import VARIANTS as BUCKET_VARIANTS
-from trackerlab.models.nack.time_buckets import VARIANTS as NACK_VARIANTS
+from trackerlab.core.errors import UsageError
+from trackerlab.models import pulsar_releases
+from trackerlab.models.delayed.bucketed_tracker import VARIANTS as BUCKET_VARIANTS
+from trackerlab.models.nack.pip393_tracker import VARIANTS as NACK_VARIANTS
 from trackerlab.models.primitives.triple_heap import VERSIONS as HEAP_VERSIONS
 
 #: variant knobs the table may give, per design (checked against the models' own names)
@@ -42,20 +42,20 @@ SETTINGS = (
 
 
 def test_one_row_per_line_the_issue_names():
-    assert releases.known_versions() == LINES
+    assert pulsar_releases.known_versions() == LINES
 
 
 @pytest.mark.parametrize("line", LINES)
 def test_every_choice_is_a_catalog_design_with_evidence(line):
-    rel = releases.resolve(line)
-    assert set(rel.choices) == set(releases.TRACKERS)
-    for row in releases.lines():
+    rel = pulsar_releases.resolve(line)
+    assert set(rel.choices) == set(pulsar_releases.TRACKERS)
+    for row in pulsar_releases.lines():
         if row["line"] != line:
             continue
         for tracker, options in row["trackers"].items():
             for raw in options:
-                choice = releases._choice(tracker, raw)
-                assert choice.evidence in releases.EVIDENCE, (line, tracker)
+                choice = pulsar_releases._choice(tracker, raw)
+                assert choice.evidence in pulsar_releases.EVIDENCE, (line, tracker)
                 assert len(choice.source) > 20, (line, tracker)
                 if choice.design is None:
                     assert choice.evidence == "absent" or choice.missing, (line, tracker)
@@ -69,12 +69,12 @@ def test_every_choice_is_a_catalog_design_with_evidence(line):
 
 @pytest.mark.parametrize("line", LINES)
 def test_every_setting_has_a_value_or_says_why_not(line):
-    rel = releases.resolve(line)
+    rel = pulsar_releases.resolve(line)
     assert set(SETTINGS) <= set(rel.defaults)
-    units = releases.units()
+    units = pulsar_releases.units()
     for name, fact in rel.defaults.items():
         assert name in units
-        assert fact.evidence in releases.EVIDENCE and len(fact.source) > 20, (line, name)
+        assert fact.evidence in pulsar_releases.EVIDENCE and len(fact.source) > 20, (line, name)
         assert (fact.value is None) == (fact.evidence in ("absent", "not-established")), (
             line,
             name,
@@ -100,25 +100,25 @@ def test_every_setting_has_a_value_or_says_why_not(line):
     ],
 )
 def test_versions_resolve_to_their_line_and_designs(version, line, delayed, nack):
-    rel = releases.resolve(version)
+    rel = pulsar_releases.resolve(version)
     assert rel.line == line
     assert rel.design("delayed") == delayed and rel.design("nack") == nack
 
 
 def test_patch_level_defaults_and_variants():
-    assert releases.resolve("4.0.1").default("negativeAckPrecisionBitCnt") is None
-    assert releases.resolve("4.0.2").default("negativeAckPrecisionBitCnt") == 8
-    assert releases.resolve("2.10.1").choice("delayed").variant == "v1"
-    assert releases.resolve("2.10.2").choice("delayed").variant == "v2"
-    assert releases.resolve("4.1").choice("delayed").variant == "a+counter"
-    assert releases.resolve("master").choice("delayed_topic").merged == "not-established"
-    assert releases.resolve(None).line == "4.2.x"  # the newest release, not master
+    assert pulsar_releases.resolve("4.0.1").default("negativeAckPrecisionBitCnt") is None
+    assert pulsar_releases.resolve("4.0.2").default("negativeAckPrecisionBitCnt") == 8
+    assert pulsar_releases.resolve("2.10.1").choice("delayed").variant == "v1"
+    assert pulsar_releases.resolve("2.10.2").choice("delayed").variant == "v2"
+    assert pulsar_releases.resolve("4.1").choice("delayed").variant == "a+counter"
+    assert pulsar_releases.resolve("master").choice("delayed_topic").merged == "not-established"
+    assert pulsar_releases.resolve(None).line == "4.2.x"  # the newest release, not master
 
 
 @pytest.mark.parametrize("bad", ["5.0", "3.1", "4.0.x.1", "", "latest", "2.9.3"])
 def test_unknown_versions_list_the_known_ones(bad):
     with pytest.raises(UsageError) as err:
-        releases.resolve(bad)
+        pulsar_releases.resolve(bad)
     text = str(err.value)
     assert "\n" not in text and "--pulsar-version" in text
     assert "2.10, 2.11, 3.0.x, 3.3.x, 4.0.0, 4.0.1–4.0.5, 4.0.6+, 4.1.x, 4.2.x, master" in text

@@ -138,5 +138,5 @@ def test_notebooks_import_only_public_names(path):
 
 def test_public_import_check_can_fail():
     assert _public("trackerlab.experiments", "bucket_sweeps")
-    assert not _public("trackerlab.models.delayed.time_buckets", "precision_bits_for_tick")
+    assert not _public("trackerlab.models.delayed.bucketed_tracker", "precision_bits_for_tick")
     assert not _public("trackerlab.experiments", "_nothing")

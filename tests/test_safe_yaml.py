@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab import safe_yaml
-from trackerlab.errors import UsageError
+from trackerlab.core import safe_yaml
+from trackerlab.core.errors import UsageError
 
 
 def test_ordinary_documents_and_a_few_aliases_load():

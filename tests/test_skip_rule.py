@@ -26,8 +26,8 @@ from types import SimpleNamespace
 import pytest
 
 from tests.conftest import REPO, jvm_probe, require_fastutil, spark_session
-from trackerlab.errors import UsageError
-from trackerlab.javacheck import JavaMissing, require_java
+from trackerlab.core.errors import UsageError
+from trackerlab.core.java_runtime import JavaMissing, require_java
 from trackerlab.jvmcheck import probe as probe_module
 from trackerlab.jvmcheck.probe import ProbeBuildFailed, ProbeMissing, ProbeUnavailable
 

@@ -21,7 +21,7 @@ The names below are the public face for users and notebooks::
 """
 
 from trackerlab.catalog import CATALOG, SizeRequest, SizeResult, size
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.workloads import DelaySpec, PatternSpec, Workload
 
 __version__ = "0.1.0"

@@ -4,7 +4,7 @@ the modules load is "interrupted" and exit 130 too, not a traceback."""
 import sys
 
 try:
-    from trackerlab.cli import main
+    from trackerlab.commands.cli import main
 except KeyboardInterrupt:
     print("trackerlab: interrupted", file=sys.stderr)
     raise SystemExit(130) from None

@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from trackerlab.broker import config, process
+from trackerlab.broker import process, standalone_config
 
-PORTS = config.Ports(broker=41001, web=41002, bookie=41003)
+PORTS = standalone_config.Ports(broker=41001, web=41002, bookie=41003)
 
 
 def test_every_address_and_port_is_loopback_and_ours():
-    props = config.broker_properties(PORTS, "lo")
+    props = standalone_config.broker_properties(PORTS, "lo")
     assert props["bindAddress"] == props["advertisedAddress"] == "127.0.0.1"
     assert props["listeningInterface"] == "lo" and props["allowLoopback"] == "true"
     assert (props["brokerServicePort"], props["webServicePort"]) == ("41001", "41002")
     # without allowEphemeralPorts the bookie ignores --bookkeeper-port (BKCluster)
     assert props["allowEphemeralPorts"] == "true"
-    args = config.standalone_args(Path("/r/broker.conf"), Path("/r/data"), PORTS)
+    args = standalone_config.standalone_args(Path("/r/broker.conf"), Path("/r/data"), PORTS)
     assert args[args.index("--bookkeeper-port") + 1] == "41003"
     assert args[args.index("-a") + 1] == "127.0.0.1"
     assert {"-nfw", "-nss"} <= set(args)
@@ -29,7 +29,7 @@ def test_the_internal_clients_dns_socket_binds_loopback():
     """PulsarService loads the brokerClient_-prefixed keys into its client's
     ClientConfigurationData (dnsLookupBindAddress, dnsLookupBindPort): unset, Netty's
     DnsNameResolver binds 0.0.0.0 (measured: tests/broker/test_run_safety.py)."""
-    props = config.broker_properties(PORTS, "lo")
+    props = standalone_config.broker_properties(PORTS, "lo")
     assert props["brokerClient_dnsLookupBindAddress"] == "127.0.0.1"
     assert props["brokerClient_dnsLookupBindPort"] == "0"
 
@@ -37,9 +37,9 @@ def test_the_internal_clients_dns_socket_binds_loopback():
 def test_the_bookie_id_is_its_loopback_address_and_no_cloud_detector_runs():
     """A bookieId spares the cookie check's reverse-DNS of 127.0.0.1 (a PTR query to the
     system's nameserver, seen with strace); it is the address the bookie would take anyway."""
-    props = config.broker_properties(PORTS, "lo")
+    props = standalone_config.broker_properties(PORTS, "lo")
     assert props["bookieId"] == "127.0.0.1:41003"
-    opts = config.jvm_options(Path("/r/log4j2.properties"), Path("/r/broker.log"))
+    opts = standalone_config.jvm_options(Path("/r/log4j2.properties"), Path("/r/broker.log"))
     assert (
         "-Dotel.java.disabled.resource.providers="
         "io.opentelemetry.contrib.gcp.resource.GCPResourceProvider" in opts
@@ -47,7 +47,7 @@ def test_the_bookie_id_is_its_loopback_address_and_no_cloud_detector_runs():
 
 
 def test_one_bookie_quorums_and_no_functions_worker():
-    props = config.broker_properties(PORTS, "lo")
+    props = standalone_config.broker_properties(PORTS, "lo")
     for key in ("EnsembleSize", "WriteQuorum", "AckQuorum"):
         assert props[f"managedLedgerDefault{key}"] == "1"
     assert props["functionsWorkerEnabled"] == "false"
@@ -55,24 +55,28 @@ def test_one_bookie_quorums_and_no_functions_worker():
 
 
 def test_the_jvm_is_small_and_prefers_ipv4():
-    opts = config.jvm_options(Path("/r/log4j2.properties"), Path("/r/broker.log"))
+    opts = standalone_config.jvm_options(Path("/r/log4j2.properties"), Path("/r/broker.log"))
     assert "-Xmx1g" in opts and "-XX:MaxDirectMemorySize=512m" in opts
     assert "-Djava.net.preferIPv4Stack=true" in opts
 
 
 def test_the_loopback_interface_is_found():
-    assert config.loopback_interface() == "lo"
+    assert standalone_config.loopback_interface() == "lo"
 
 
 def test_properties_and_argument_files_round_trip(tmp_path):
-    path = config.write_properties(tmp_path / "b.conf", {"a": "1", "bindAddress": "127.0.0.1"})
+    path = standalone_config.write_properties(
+        tmp_path / "b.conf", {"a": "1", "bindAddress": "127.0.0.1"}
+    )
     lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
     assert lines == ["a=1", "bindAddress=127.0.0.1"]
     assert process._argfile(['-Dx=a "b"', "C:\\p"]) == '"-Dx=a \\"b\\""\n"C:\\\\p"\n'
 
 
 def test_overrides_come_last_but_never_touch_loopback():
-    props = config.broker_properties(PORTS, "lo", {"managedLedgerMaxEntriesPerLedger": "5000"})
+    props = standalone_config.broker_properties(
+        PORTS, "lo", {"managedLedgerMaxEntriesPerLedger": "5000"}
+    )
     assert props["managedLedgerMaxEntriesPerLedger"] == "5000"
     assert props["bindAddress"] == "127.0.0.1"
     for key in (
@@ -82,4 +86,4 @@ def test_overrides_come_last_but_never_touch_loopback():
         "brokerClient_dnsLookupBindAddress",
     ):
         with pytest.raises(ValueError, match=key):
-            config.broker_properties(PORTS, "lo", {key: "0.0.0.0"})
+            standalone_config.broker_properties(PORTS, "lo", {key: "0.0.0.0"})

@@ -222,8 +222,8 @@ def test_broker_compare_derives_the_stored_comparison_again(tmp_path):
     import shutil
 
     from tests.conftest import run_cli
+    from trackerlab.core.paths import data_dir
     from trackerlab.experiments.real_broker import stored
-    from trackerlab.paths import data_dir
 
     for version in ("4.0.8", "4.2.4"):
         for suffix in ("", "-samples"):

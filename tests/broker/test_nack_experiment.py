@@ -20,7 +20,7 @@ from trackerlab.experiments.real_broker import nack
 IDS_MAP_MEASURED_BYTES = 280 + 152 + 64
 
 #: the module (trackerlab.planner re-exports the function plan under the same name)
-plan_module = importlib.import_module("trackerlab.planner.plan")
+plan_module = importlib.import_module("trackerlab.planner.memory_plan")
 
 W = nack.NackWorkload("t", 1000, 0.10, 2_000, seconds=30.0, sample_every_s=2.0)
 

@@ -14,7 +14,7 @@ from tests.conftest import run_cli
 from trackerlab.broker import host
 from trackerlab.broker.loadgen import PendingSpec
 from trackerlab.commands.broker_run import format_pending_table
-from trackerlab.experiments.real_broker import pending_acks as pa
+from trackerlab.experiments.real_broker import pending_acks_live as pa
 
 #: PIP-379's PendingAcksMap (4.0-4.2) on one ledger, compressed oops, by hand: the outer and
 #: the inner Long2ObjectRBTreeMap are 416 B each (object 24 + boolean[64] 80 + Entry[64] 272

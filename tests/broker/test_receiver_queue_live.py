@@ -100,7 +100,7 @@ def test_the_perf_tool_listens_only_inside_a_namespace_holding_loopback_alone(pe
 def test_a_namespace_refuses_to_run_without_loopback_alone(monkeypatch):
     """The run refuses to start outside a namespace (the tool would bind the host's *:8000)."""
     from trackerlab.commands.broker_rq import queue_rows
-    from trackerlab.experiments.real_broker import receiver_queue as rq
+    from trackerlab.experiments.real_broker import receiver_queue_live as rq
 
     monkeypatch.delenv(netns.ENV_NAME, raising=False)
     with pytest.raises(RuntimeError, match="only inside a loopback-only namespace"):
@@ -128,7 +128,7 @@ def smoke_release(perf) -> str:
 
 def test_the_smoke_row_on_a_real_broker(smoke_release, tmp_path):
     """N48's rate (10 msg/s), one partition, 20 s, Go and Java: about 50 s."""
-    from trackerlab.experiments.real_broker import receiver_queue as rq
+    from trackerlab.experiments.real_broker import receiver_queue_live as rq
 
     before = running_brokers()
     done = subprocess.run(

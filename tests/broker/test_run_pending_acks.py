@@ -19,7 +19,7 @@ import pytest
 from tests.broker.conftest import VERSION, running_brokers
 from tests.conftest import run_cli
 from trackerlab.broker import host
-from trackerlab.experiments.real_broker import pending_acks as pa
+from trackerlab.experiments.real_broker import pending_acks_live as pa
 
 
 def test_smoke_pending_acks_match_the_plan_and_the_cap_blocks(tmp_path, available):

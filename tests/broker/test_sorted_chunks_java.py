@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from trackerlab.broker import tracker
-from trackerlab.javacheck import JavaMissing, java_executable, require_java
+from trackerlab.core.java_runtime import JavaMissing, java_executable, require_java
 from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
 
 VERSION = "4.2.4"

@@ -16,7 +16,7 @@ import pytest
 
 from tests.models.proposals.test_sorted_chunks import SPLICE_ROWS, SPLICE_STEPS, replay_splice
 from trackerlab.broker import tracker
-from trackerlab.javacheck import JavaMissing, require_java
+from trackerlab.core.java_runtime import JavaMissing, require_java
 from trackerlab.jvmcheck.pulsar.maven import MavenUnavailable
 from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker
 from trackerlab.sizing.jvm import COMPRESSED

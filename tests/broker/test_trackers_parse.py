@@ -71,7 +71,7 @@ def test_tracked_share_and_the_rolled_choice() -> None:
     rolled = trackers.TRACKERS["pip195-rolled"]
     assert rolled.factory == trackers.TRACKERS["pip195-buckets"].factory
     # the release's default is 10 minutes (the release table, independent of the choice)
-    from trackerlab import releases
+    from trackerlab.models import pulsar_releases
 
-    assert releases.resolve("4.2.4").default(trackers.ROLLOVER_KEY) == 10
+    assert pulsar_releases.resolve("4.2.4").default(trackers.ROLLOVER_KEY) == 10
     assert dict(rolled.overrides) == {trackers.ROLLOVER_KEY: "0"}

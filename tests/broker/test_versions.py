@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trackerlab.broker import versions
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.jvmcheck.pulsar.lines import BUILDS
 
 

@@ -6,9 +6,9 @@ import pytest
 
 from tests.conftest import assert_one_line_error
 from trackerlab.catalog import CATALOG, TRACKERS, SizeRequest, size
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.design import PENDING_ACKS
-from trackerlab.models.nack.designs import open_addressing_table_bytes
+from trackerlab.models.nack.nack_designs import open_addressing_table_bytes
 from trackerlab.models.pending_acks.layouts import LAYOUTS
 from trackerlab.workloads.stream import Workload
 

@@ -1,6 +1,6 @@
 """Issue 16's bad inputs, items 7, 8, 9 and 10: one line naming the parameter, exit code 2.
 
-Run in-process through ``trackerlab.cli.main`` (what the console script calls), so that the
+Run in-process through ``trackerlab.commands.cli.main`` (what the console script calls), so that the
 many cases stay cheap: an exception escaping ``main`` fails the test like a traceback would.
 Each case failed before issue 16 (a traceback, exit 0/1, wrong wording, or work started).
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURE_NOTEBOOKS, REPO
-from trackerlab.cli import main
+from trackerlab.commands.cli import main
 
 BOMB = (
     "a: &a [x, x, x, x, x, x, x, x, x]\n"
@@ -330,7 +330,7 @@ def test_a_recursive_alias_in_a_parameter_is_refused(capsys, tmp_path):
 
 
 def test_negative_values_are_attached_only_to_options_that_take_one():
-    from trackerlab.cli import attach_negative_values, build_parser
+    from trackerlab.commands.cli import attach_negative_values, build_parser
 
     parser = build_parser()
     assert attach_negative_values(parser, ["plan", "--rate", "-5k/s", "--nacked", "2%"]) == [

@@ -164,7 +164,7 @@ def test_size_nack_time_buckets_prints_three_columns(cli):
 def test_every_subcommand_help_shows_every_default():
     """Every option that takes a value states its default in ``--help`` (units where they
     apply live in the help text and the parsers)."""
-    from trackerlab.cli import build_parser, parsers, shows_default
+    from trackerlab.commands.cli import build_parser, parsers, shows_default
 
     checked = 0
     for parser in parsers(build_parser()):

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.jvmcheck.cases import CASES
+from trackerlab.jvmcheck.probe_cases import CASES
 from trackerlab.models.proposals.jvm_cases import CASES as PROPOSAL_CASES
 
 

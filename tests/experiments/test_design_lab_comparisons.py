@@ -13,8 +13,8 @@ import pytest
 
 from trackerlab.experiments import design_lab_comparisons as dc
 from trackerlab.experiments.design_lab_realistic import entries_per_ledger
-from trackerlab.models.delayed import pip195
 from trackerlab.models.delayed import pip195_mutable as pm
+from trackerlab.models.delayed import pip195_tracker
 from trackerlab.models.delayed import topic_index as ti
 from trackerlab.models.proposals import sorted_chunks as sc
 from trackerlab.sizing import jvm_collections as jc
@@ -121,8 +121,8 @@ def test_pip195_mutable_bucket_and_snapshot(rows):
     # TripleLongPriorityQueue: 3 longs per index, capacity grown by half above 256 tuples
     assert 24 <= index.direct_bytes / index.entries <= 24 * 1.5
     order = np.lexsort((ent, led, at))
-    segments = pip195.cut_segments(at[order], led[order], ent[order])
-    disk = sum(s.entry_bytes() for s in segments) + pip195._metadata_entry_bytes(segments)
+    segments = pip195_tracker.cut_segments(at[order], led[order], ent[order])
+    disk = sum(s.entry_bytes() for s in segments) + pip195_tracker._metadata_entry_bytes(segments)
     row = rows.loc["pip195-buckets"]
     per_entry = (index.heap_bytes + index.direct_bytes) / index.entries
     assert row.memory_bytes_per_entry == pytest.approx(per_entry, abs=1e-6)
@@ -130,7 +130,7 @@ def test_pip195_mutable_bucket_and_snapshot(rows):
     assert row.disk_bytes_per_entry == pytest.approx(disk / index.entries, abs=1e-6)
     # one DelayedIndex by hand: tag + length + 3 tags + varints of a 41-bit timestamp (6 B),
     # ledger 10,000 (2 B) and entry 59,999 (3 B) = 16 B
-    assert pip195.delayed_index_bytes(1_700_000_000_000, 10_000, 59_999) == 16
+    assert pip195_tracker.delayed_index_bytes(1_700_000_000_000, 10_000, 59_999) == 16
     assert 15 <= row.disk_bytes_per_entry <= 16 + 2  # DelayedIndex + run-optimized bitmaps
 
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.experiments import design_lab as dl
 from trackerlab.experiments import design_lab_realistic as r
 from trackerlab.workloads.ledger_rollover import LedgerRollover

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.experiments import design_lab_verdict as v
 
 

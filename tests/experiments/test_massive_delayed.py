@@ -4,7 +4,7 @@ models on short horizons (within 5% on bytes), the seed scenario, bad input."""
 import numpy as np
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
 from trackerlab.experiments.massive_reference import reference_run
 

@@ -19,7 +19,7 @@ from trackerlab.experiments.pending_acks_sizes import (
     size_table,
     stuck_entry_timeline,
 )
-from trackerlab.experiments.reproduce.registry import EXPLAINED, REPRODUCED, reproduce
+from trackerlab.experiments.reproduce.number_registry import EXPLAINED, REPRODUCED, reproduce
 from trackerlab.models.pending_acks.layouts import Dataset, new_pending_acks
 from trackerlab.models.primitives.op_cost import OpCost
 from trackerlab.workloads.stream import Workload

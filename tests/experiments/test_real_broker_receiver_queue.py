@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from trackerlab.commands.broker_rq import queue_rows
-from trackerlab.experiments.real_broker import receiver_queue as rq
+from trackerlab.experiments.real_broker import receiver_queue_live as rq
 
 
 def _series(rows, run_id="r1", run_s=120.0):
@@ -115,7 +115,7 @@ def test_rows_parse(text, ids):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args, message, capsys):
-    from trackerlab.cli import main
+    from trackerlab.commands.cli import main
 
     assert main(["broker", "receiver-queue", *args]) == 2
     err = capsys.readouterr().err.strip()
@@ -127,7 +127,7 @@ def test_the_stored_runs_only_double_and_cover_every_row():
     only grows, each Go step is one doubling capped at the maximum of 1000 (one debug line
     per doubling) and each Java step one or more (a 20 ms sample can miss some), and the
     Java consumer received every message the topic took in."""
-    from trackerlab.paths import data_dir
+    from trackerlab.core.paths import data_dir
 
     stored = rq.read_runs(data_dir() / "broker" / "receiver_queue")
     assert not stored.problems

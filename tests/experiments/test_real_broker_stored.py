@@ -213,7 +213,7 @@ def test_worst_error_tie_takes_the_first_row():
 
 
 def test_results_folder_is_relative_to_the_repository():
-    from trackerlab.paths import repo_root
+    from trackerlab.core.paths import repo_root
 
     assert stored.results_folder("data/broker") == repo_root() / "data" / "broker"
     assert stored.results_folder("/x/y") == Path("/x/y")

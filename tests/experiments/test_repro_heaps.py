@@ -7,9 +7,9 @@ import itertools
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.bench.heaps import bench_heaps, format_rows
-from trackerlab.errors import UsageError
-from trackerlab.experiments.reproduce.registry import (
+from trackerlab.bench.heaps_bench import bench_heaps, format_rows
+from trackerlab.core.errors import UsageError
+from trackerlab.experiments.reproduce.number_registry import (
     BY_CONSTRUCTION,
     REPRODUCED,
     SEED_WRONG,

@@ -7,6 +7,13 @@ import re
 
 import pytest
 
+from trackerlab.experiments.reproduce.number_registry import (
+    BY_CONSTRUCTION,
+    DEVIATES,
+    EXPLAINED,
+    REPRODUCED,
+    reproduce,
+)
 from trackerlab.experiments.reproduce.receiver_queue import (
     CANDIDATES_US,
     FIT_IDS,
@@ -17,13 +24,6 @@ from trackerlab.experiments.reproduce.receiver_queue import (
     fit_report,
     reproduction_table,
     table_rows,
-)
-from trackerlab.experiments.reproduce.registry import (
-    BY_CONSTRUCTION,
-    DEVIATES,
-    EXPLAINED,
-    REPRODUCED,
-    reproduce,
 )
 
 

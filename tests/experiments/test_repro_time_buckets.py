@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from trackerlab.experiments.reproduce.registry import (
+from trackerlab.experiments.reproduce.number_registry import (
     DEVIATES,
     REPRODUCED,
     SEED_WRONG,

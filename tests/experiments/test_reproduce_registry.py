@@ -2,8 +2,8 @@ import re
 
 import pytest
 
-from trackerlab.experiments.reproduce.published import load_published
-from trackerlab.experiments.reproduce.registry import (
+from trackerlab.core.paths import repo_root
+from trackerlab.experiments.reproduce.number_registry import (
     BY_CONSTRUCTION,
     CATEGORIES,
     DEVIATES,
@@ -23,7 +23,7 @@ from trackerlab.experiments.reproduce.registry import (
     reproduce,
     summary,
 )
-from trackerlab.paths import repo_root
+from trackerlab.experiments.reproduce.published import load_published
 
 EXISTING_TEST = (
     "tests/experiments/test_reproduce_registry.py::test_formula_rows_must_hold_over_the_whole_range"
@@ -167,7 +167,7 @@ def test_every_reviewed_claim_is_upheld_and_the_readme_states_the_counts():
 
 
 def test_a_verdict_with_an_unknown_category_is_one_line(tmp_path):
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     path = tmp_path / "verdicts.csv"
     path.write_text("id,category,evidence,reason\nN04,seed wrongish,,\n")

@@ -15,7 +15,7 @@ import pytest
 
 import trackerlab
 from tests.conftest import REPO, CliResult
-from trackerlab.paths import data_dir
+from trackerlab.core.paths import data_dir
 
 NOBODY = 65534
 #: A 3-point grid of 4,096 messages a point, one point a Spark wave.

@@ -5,7 +5,7 @@ classified.
     python tests/faults/hostile_round.py [--out FILE] [--jobs 2] [--timeout 60] [--list]
         [--per-flag N] [--match TEXT]
 
-The tries are generated from the parser itself (:func:`trackerlab.cli.build_parser`), so a
+The tries are generated from the parser itself (:func:`trackerlab.commands.cli.build_parser`), so a
 new flag is tried without editing this file: each value-taking flag of each command gets
 the values of its kind (numbers and units, paths, choices, free text) on top of a cheap,
 valid base command line; then the locales, strict JSON and Ctrl-C tries. Classes:
@@ -159,7 +159,7 @@ def _with(base: list[str], flag: str, value: str) -> list[str]:
 def generate(tmp: Path, per_flag: int | None = None) -> list[Try]:
     """Every try of the round, in a fixed order. ``per_flag``: each flag takes that many of
     its kind's values, rotating through them from flag to flag (every value still comes up)."""
-    from trackerlab.cli import build_parser
+    from trackerlab.commands.cli import build_parser
 
     files = _files(tmp)
     parser = build_parser()

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import assert_one_line_error, dead_leftover, run_cli
 from tests.faults.conftest import cli_as_other_user, python_as_other_user
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.spark.store import MANIFEST, POINTS, SweepStore, read_sweep
 
 ROWS = [
@@ -167,7 +167,7 @@ def test_unreadable_manifest_and_points_are_one_line(shared_tmp):
     (store.root / POINTS).chmod(0o700)
     script = (
         "import sys\n"
-        "from trackerlab.errors import UsageError\n"
+        "from trackerlab.core.errors import UsageError\n"
         "from trackerlab.spark.store import read_sweep\n"
         "try:\n"
         f"    read_sweep({str(store.root)!r})\n"
@@ -182,7 +182,7 @@ def test_unreadable_manifest_and_points_are_one_line(shared_tmp):
 def test_a_sweep_recomputes_a_damaged_point_and_says_so(spark, tmp_path):
     from tests.spark.results import assert_same_results
     from trackerlab.spark.grid import parse_grid
-    from trackerlab.spark.sweep import run_sweep
+    from trackerlab.spark.sweep_engine import run_sweep
 
     raw = {"root_seed": 1, "messages": 4096, "rate_per_ms": [1, 2], "trim_bits": 8}
     grid = parse_grid(raw, "dmg", "test")

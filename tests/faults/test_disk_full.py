@@ -12,12 +12,12 @@ import pytest
 from tests.conftest import FIXTURE_NOTEBOOKS
 from tests.faults.conftest import fill
 from tests.spark.results import assert_same_results
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.errors import UsageError
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting.runner import run_report
 from trackerlab.spark.grid import parse_grid
 from trackerlab.spark.store import POINTS, SweepStore, read_sweep
-from trackerlab.spark.sweep import run_sweep
+from trackerlab.spark.sweep_engine import run_sweep
 
 RAW = {
     "root_seed": 28,

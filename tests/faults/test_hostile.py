@@ -31,7 +31,7 @@ import pytest
 
 from tests.conftest import FIXTURE_NOTEBOOKS, assert_one_line_error, dead_leftover, run_cli
 from tests.faults.conftest import SMALL_GRID
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting import publish
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import MANIFEST, POINTS, SweepStore, read_sweep

@@ -2,7 +2,7 @@
 and wrong answers, poor messages and exit codes, locales, strict JSON, Ctrl-C.
 
 Each case failed on the tree before issue 31 (a traceback, exit 0 or 1, a Java field named,
-``NaN`` printed...). Most run in-process through ``trackerlab.cli.main`` (what the console
+``NaN`` printed...). Most run in-process through ``trackerlab.commands.cli.main`` (what the console
 script calls); the locale and Ctrl-C cases run a subprocess, as a user's shell does.
 ``tests/faults/hostile_round.py`` runs the same classes over every command and flag.
 """
@@ -19,8 +19,8 @@ import time
 import pytest
 
 from tests.conftest import REPO, run_cli
-from trackerlab.cli import main
-from trackerlab.errors import UsageError
+from trackerlab.commands.cli import main
+from trackerlab.core.errors import UsageError
 
 BIG = "1" * 5000
 
@@ -86,7 +86,7 @@ def test_a_python_error_in_a_spark_task_is_its_own_line():
 
     # what pyspark's PythonException prints: 80 lines of worker traceback, then the error
     text = "An exception was thrown from the Python worker.\n" + "  File x\n" * 80
-    text += "trackerlab.errors.UsageError: --rate: the rate must be > 0, got '0/s'\n"
+    text += "trackerlab.core.errors.UsageError: --rate: the rate must be > 0, got '0/s'\n"
     with pytest.raises(UsageError) as caught, spark_action("plan --exact"):
         raise RuntimeError(text)
     assert str(caught.value) == "--rate: the rate must be > 0, got '0/s'"
@@ -268,7 +268,7 @@ def test_plan_json_is_strict_json(capsys):
 def test_the_one_encoder_writes_null_for_non_finite_floats():
     import numpy as np
 
-    from trackerlab.strict_json import dumps
+    from trackerlab.core.strict_json import dumps
 
     text = dumps({"a": float("nan"), "b": [float("inf"), np.float64("-inf"), 1.5]})
     assert strict(text) == {"a": None, "b": [None, None, 1.5]}

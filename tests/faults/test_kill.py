@@ -30,7 +30,7 @@ from trackerlab.reporting.publish import OWNED_LIST
 from trackerlab.reporting.runner import run_report
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import POINTS, SweepStore, read_sweep
-from trackerlab.spark.sweep import run_sweep
+from trackerlab.spark.sweep_engine import run_sweep
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

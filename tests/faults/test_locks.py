@@ -17,8 +17,8 @@ import time
 import pytest
 
 from tests.conftest import REPO
-from trackerlab.durable import FolderLock
-from trackerlab.errors import UsageError
+from trackerlab.core.durable import FolderLock
+from trackerlab.core.errors import UsageError
 from trackerlab.spark.store import LOCK, SweepStore
 
 WRITERS = 8

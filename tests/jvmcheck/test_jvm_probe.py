@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from pyroaring import BitMap, BitMap64
 
 from tests.conftest import jvm_probe, require_fastutil
-from trackerlab.jvmcheck.cases import CASES, TOLERANCE, run_case
 from trackerlab.jvmcheck.probe import fastutil_jar
+from trackerlab.jvmcheck.probe_cases import CASES, TOLERANCE, run_case
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import UNCOMPRESSED, UNCOMPRESSED_OOPS
 
@@ -206,7 +206,7 @@ def test_uncompressed_oops_model_and_estimator(probe_uncompressed):
 
 def test_cli_output_in_process(probe, capsys):
     """``trackerlab jvm-check`` in this process reuses the probe JVM of the fixture."""
-    from trackerlab.cli import main
+    from trackerlab.commands.cli import main
 
     code = main(["jvm-check", "--only", "roaring64-keys-*", "treemap-of-treemaps-1000"])
     lines = capsys.readouterr().out.splitlines()

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import require_fastutil
-from trackerlab.jvmcheck.cases import run_case
+from trackerlab.jvmcheck.probe_cases import run_case
 from trackerlab.models.proposals.gap_stream import GapStream
 from trackerlab.models.proposals.jvm_cases import CASES
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import jvm_probe, require_fastutil
-from trackerlab.jvmcheck.cases import CASES, run_case
+from trackerlab.jvmcheck.probe_cases import CASES, run_case
 
 pytestmark = pytest.mark.spark
 GROUPS = {"jdk-concurrent", "long-bitmap", "timebuckets-long-bitmap", "pip448"}

@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_cli
-from trackerlab.errors import UsageError
-from trackerlab.experiments.real_pulsar import cases as real
+from trackerlab.core.errors import UsageError
+from trackerlab.core.java_runtime import JavaMissing, require_java
 from trackerlab.experiments.real_pulsar import facts
-from trackerlab.javacheck import JavaMissing, require_java
-from trackerlab.jvmcheck.pulsar import harness, lines, maven
+from trackerlab.experiments.real_pulsar import release_cases as real
+from trackerlab.jvmcheck.pulsar import harness_runner, lines, maven
 
 CI = [b for b in lines.BUILDS if b.version in lines.CI_BUILDS]
 
@@ -38,7 +38,7 @@ def release(request):
 
 def test_every_case_is_byte_exact_on_real_classes(release):
     build, classpath = release
-    rows = real.run_build(build, real.CASES, lambda hc: harness.run(classpath, hc).measured)
+    rows = real.run_build(build, real.CASES, lambda hc: harness_runner.run(classpath, hc).measured)
     # every tracker the release has, plus the pulsar-common queue and RoaringBitmap cases
     assert {r.tracker for r in rows} >= {"delayed", "nack", "pending_acks", "triple_queue"}
     bad = [(r.case, r.real_heap_bytes, r.model_heap_bytes, r.error, r.classes[:300])
@@ -51,7 +51,7 @@ def test_the_release_runs_the_structure_the_table_names(release):
     build, classpath = release
     rows = real.run_build(
         build, real.select(["delayed-spread-1k", "nack-1k"]),
-        lambda hc: harness.run(classpath, hc).measured,
+        lambda hc: harness_runner.run(classpath, hc).measured,
     )  # fmt: skip
     by_case = {r.case: r for r in rows}
     delayed = by_case["delayed-spread-1k"]
@@ -68,7 +68,7 @@ def test_the_release_runs_the_structure_the_table_names(release):
 def test_recorded_facts_are_what_the_jars_say(release):
     """data/pulsar_measured.yaml holds what the release's classes say now."""
     build, classpath = release
-    measured = facts.measure(build, classpath, harness.facts(classpath))
+    measured = facts.measure(build, classpath, harness_runner.facts(classpath))
     recorded = facts.record(build.version)
     assert recorded is not None, (
         f"no record of {build.version}: run trackerlab pulsar facts --write"
@@ -83,10 +83,10 @@ def test_jol_refuses_to_measure_without_instrumentation(release, monkeypatch):
     """Without -Djdk.attach.allowAttachSelf JOL would fall back to its layout model: the
     harness stops instead of returning model numbers."""
     _, classpath = release
-    options = [o for o in harness.jvm_options() if "allowAttachSelf" not in o]
-    monkeypatch.setattr(harness, "jvm_options", lambda: options)
-    with pytest.raises(harness.HarnessFailed, match="Instrumentation"):
-        harness.facts(classpath)
+    options = [o for o in harness_runner.jvm_options() if "allowAttachSelf" not in o]
+    monkeypatch.setattr(harness_runner, "jvm_options", lambda: options)
+    with pytest.raises(harness_runner.HarnessFailed, match="Instrumentation"):
+        harness_runner.facts(classpath)
 
 
 # --------------------------------------------------------------------------- no Maven needed
@@ -110,18 +110,22 @@ def test_a_changed_table_value_is_caught():
 
 
 def test_measured_facts_are_marked_measured_in_the_table():
-    from trackerlab import releases
+    from trackerlab.models import pulsar_releases
 
-    rel = releases.resolve("4.2.4")
+    rel = pulsar_releases.resolve("4.2.4")
     tick = rel.defaults["delayedDeliveryTickTimeMillis"]
     assert tick.evidence == "measured" and "pulsar-broker-common:4.2.4" in tick.source
     assert rel.choice("delayed").evidence == "measured"
     assert rel.choice("delayed").shape == "avl-rb"
     # a patch of the line the record does not cover keeps its own evidence
-    assert releases.resolve("4.0.5").choice("delayed").evidence == "read"
-    assert releases.resolve("2.10.0").default("delayedDeliveryFixedDelayDetectionLookahead") is None
+    assert pulsar_releases.resolve("4.0.5").choice("delayed").evidence == "read"
     assert (
-        releases.resolve("2.10.5").default("delayedDeliveryFixedDelayDetectionLookahead") == 50_000
+        pulsar_releases.resolve("2.10.0").default("delayedDeliveryFixedDelayDetectionLookahead")
+        is None
+    )
+    assert (
+        pulsar_releases.resolve("2.10.5").default("delayedDeliveryFixedDelayDetectionLookahead")
+        == 50_000
     )
 
 

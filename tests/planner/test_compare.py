@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.planner.compare import _bytes_at, compare, parse_versions, table
-from trackerlab.planner.plan import plan
+from trackerlab.planner.memory_plan import plan
 from trackerlab.planner.workload import PlanWorkload
 
 GIVEN = {"rate": "20k/s", "delayed": "30%", "delay": "uniform:0:10m", "nacked": "2%"}

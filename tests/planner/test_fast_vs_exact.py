@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from trackerlab.planner.plan import delayed_rows, nack_rows
+from trackerlab.planner.memory_plan import delayed_rows, nack_rows
 from trackerlab.planner.workload import PlanWorkload
 
 #: Varied workloads: fixed, random and mixed delays, sparse and dense nacks, batching, buckets

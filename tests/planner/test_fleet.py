@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.bench.fleet import write_fleet
-from trackerlab.errors import UsageError
+from trackerlab.bench.fleet_bench import write_fleet
+from trackerlab.core.errors import UsageError
 from trackerlab.planner import fleet as fl
-from trackerlab.planner.plan import plan
+from trackerlab.planner.memory_plan import plan
 from trackerlab.planner.workload import PlanWorkload
 
 YAML = """\

@@ -14,11 +14,11 @@ import pytest
 from matplotlib.figure import Figure
 
 from tests.planner.test_inputs import FLAGS, SMALL, cli_error
-from trackerlab.cli import main
+from trackerlab.commands.cli import main
 from trackerlab.planner import PlannerForm, PlanWorkload, answer, form, parse_inputs, plan
 from trackerlab.planner.defaults import defaults_for
 from trackerlab.planner.frames import choice_frame, rows_frame
-from trackerlab.planner.report import table
+from trackerlab.planner.plan_report import table
 from trackerlab.planner.workload import FIELD_BY_NAME
 
 MIB = 2**20

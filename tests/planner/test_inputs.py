@@ -6,8 +6,8 @@ in the command line's order: the workload first, then ``--budget``, then ``--max
 
 import pytest
 
-from trackerlab.cli import main
-from trackerlab.errors import UsageError, one_line
+from trackerlab.commands.cli import main
+from trackerlab.core.errors import UsageError, one_line
 from trackerlab.planner import PlanWorkload, parse_inputs, plan
 from trackerlab.planner.inputs import parse_budget, parse_max_early
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_cli
-from trackerlab.errors import UsageError
-from trackerlab.planner.plan import delayed_stream, lookahead_delay, plan, unacked_entries
+from trackerlab.core.errors import UsageError
+from trackerlab.planner.memory_plan import delayed_stream, lookahead_delay, plan, unacked_entries
 from trackerlab.planner.workload import PlanWorkload
 
 
@@ -92,7 +92,7 @@ def test_nacks_of_delayed_messages_land_on_their_old_ledgers():
     delayed message is received, and nacked, when due: the nack tracker holds the nacks of the
     last 60 s (0.1/ms x 60,000 ms = 6,000 entries), whose ids were written 1 h earlier, on
     ledgers 72 (3,600 s / 50 s) before the one being written."""
-    from trackerlab.planner.plan import nack_stream
+    from trackerlab.planner.memory_plan import nack_stream
     from trackerlab.planner.snapshot import exact_counts, fast_counts
     from trackerlab.planner.streams import START_LEDGER
 
@@ -159,7 +159,7 @@ def test_the_fast_answer_states_a_bound_it_keeps():
 
 
 def _nack_phases(values: dict, exact: bool):
-    from trackerlab.planner.plan import nack_stream, phase_counts
+    from trackerlab.planner.memory_plan import nack_stream, phase_counts
 
     w = PlanWorkload.parse({"rate": "1k/s", "pulsar_version": "4.2.4", **values})
     return [c for c, _ in phase_counts(nack_stream(w), exact, 0)]
@@ -191,7 +191,7 @@ def test_plan_steady_is_the_phase_mean_and_peak_the_largest():
     """The 2%/1 s row: steady is the mean of the phase snapshots' sizes (some of 3 buckets, some
     of 4), peak the largest; the stated bound covers the phase sample's spread."""
     from trackerlab.catalog import CATALOG
-    from trackerlab.planner.plan import nack_ids_bytes, release_layout
+    from trackerlab.planner.memory_plan import nack_ids_bytes, release_layout
 
     w = PlanWorkload.parse({"rate": "1k/s", "nacked": "2%", "nack_delay": "1s",
                             "pulsar_version": "4.2.4"})  # fmt: skip

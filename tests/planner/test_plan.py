@@ -9,7 +9,7 @@ import pytest
 from tests.conftest import assert_one_line_error
 from trackerlab.catalog import CATALOG
 from trackerlab.experiments.reproduce import reproduce
-from trackerlab.planner.plan import delayed_stream, nack_stream, plan
+from trackerlab.planner.memory_plan import delayed_stream, nack_stream, plan
 from trackerlab.planner.snapshot import fast_counts
 from trackerlab.planner.workload import FIELDS, PlanWorkload
 from trackerlab.sizing.jvm import COMPRESSED
@@ -62,9 +62,9 @@ def test_the_issues_workload_in_one_command(cli):
     ],
 )
 def test_each_release_marks_its_own_designs(version, delayed, nack, pending, label):
-    """The release table (trackerlab.releases) decides which row is Pulsar's; a release whose
+    """The release table (trackerlab.models.pulsar_releases) decides which row is Pulsar's; a release whose
     delayed design cannot be sized from counts (master: form c) says so instead of guessing."""
-    from trackerlab.planner.report import answer
+    from trackerlab.planner.plan_report import answer
 
     w = PlanWorkload.parse({**_WHY_VALUES, "pulsar_version": version})
     p = plan(w)
@@ -122,7 +122,7 @@ def test_batching_overshoots_the_receiver_queue_by_one_entry():
     consumer ceil(permits / batch) whole entries (getMaxEntriesInThisBatch). So it ends at
     most batch - 1 past its permits, not min(queue, 100) entries as an Exclusive read would
     (tests/planner/test_receiver_queue_row.py simulates both)."""
-    from trackerlab.planner.plan import batched_queue_peak
+    from trackerlab.planner.memory_plan import batched_queue_peak
 
     assert batched_queue_peak(1000, 1) == 1000
     assert batched_queue_peak(1000, 10) == 1000 + 9
@@ -311,7 +311,7 @@ def test_a_bucket_is_due_by_its_key_before_4_2_4_and_whole_after():
     index holds 2^bits - 1 ms more of entries: at 1,000/s with a fixed 20 s delay and tick 1 s
     (9 bits, 512 ms buckets) that is 511 entries more (the broker held 19,306 on average,
     data/broker/delayed-fixed-20s-4.2.4.parquet)."""
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
     from trackerlab.planner.workload import PlanWorkload
 
     rows = {}
@@ -335,7 +335,7 @@ def test_a_read_lag_holds_its_seconds_less_and_the_heap_keeps_its_first_fill():
     buckets: 20,000 - 1,000 - 255.5 entries read as written, 2,500 fewer with the lag. The
     triple heap holds 1,000 x (20 - 1 - 2.5) = 16,500 entries but keeps the capacity of its
     first fill, read as written (``Design.keeps_capacity``); messages come up to 2.5 s late."""
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
     from trackerlab.planner.workload import PlanWorkload
 
     def rows(lag):
@@ -355,7 +355,7 @@ def test_a_read_lag_holds_its_seconds_less_and_the_heap_keeps_its_first_fill():
 
 
 def test_a_read_lag_out_of_range_is_one_line():
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
     from trackerlab.planner.workload import PlanWorkload
 
     for bad in ("-1s", "31d", "2"):

@@ -2,7 +2,7 @@
 
 Hypothesis draws workloads: rates from 1/s to 1M/s, partitions, each delay family and
 mixtures, shares, ticks, nack precisions, ledger rollovers and release versions. The plan
-either answers or refuses in one line (:class:`~trackerlab.errors.UsageError`); any other
+either answers or refuses in one line (:class:`~trackerlab.core.errors.UsageError`); any other
 exception fails. On workloads small enough for the message-level path, the fast answer of the
 time-bucket designs lies within its stated sampling bound of ``--exact``, widened by the
 exact snapshot's own randomness (one realization of each Poisson placement).
@@ -15,9 +15,9 @@ import math
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from trackerlab import releases
-from trackerlab.errors import UsageError
-from trackerlab.planner.plan import delayed_rows, nack_rows, plan
+from trackerlab.core.errors import UsageError
+from trackerlab.models import pulsar_releases
+from trackerlab.planner.memory_plan import delayed_rows, nack_rows, plan
 from trackerlab.planner.workload import PlanWorkload
 
 DURATIONS = ("100ms", "1s", "30s", "5m", "1h", "1d", "7d")
@@ -61,7 +61,7 @@ def workloads(draw, max_rate_per_s: float = 1e6) -> dict:
         "tick": draw(st.sampled_from(("1ms", "100ms", "1s", "4s", "1m"))),
         "nack_precision_bits": draw(st.integers(0, 16)),
         "ledger_min_rollover": draw(st.sampled_from(("0", "10m", "1h"))),
-        "pulsar_version": draw(st.sampled_from(releases.known_versions())),
+        "pulsar_version": draw(st.sampled_from(pulsar_releases.known_versions())),
     }
     if raw["delayed"] != "0%":
         raw["delay"] = draw(delays())
@@ -132,7 +132,7 @@ EXACT_ENTRIES_MAX = 20_000_000
 
 def _exact_entries(w: PlanWorkload, rows) -> float:
     """Entries the exact snapshot of ``rows``' tracker generates (inf: beyond any machine)."""
-    from trackerlab.planner.plan import delayed_stream, nack_stream
+    from trackerlab.planner.memory_plan import delayed_stream, nack_stream
 
     stream = (delayed_stream if rows is delayed_rows else nack_stream)(w)
     try:

@@ -17,7 +17,7 @@ import pytest
 
 from trackerlab.models.receiver_queue import HarnessConfig, simulate
 from trackerlab.models.receiver_queue.overshoot import EXCLUSIVE, SHARED, queue_peak
-from trackerlab.planner.plan import plan
+from trackerlab.planner.memory_plan import plan
 from trackerlab.planner.workload import PlanWorkload
 
 KIB = 1024

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_cli
-from trackerlab.errors import UsageError
-from trackerlab.javacheck import JavaMissing, require_java
+from trackerlab.core.errors import UsageError
+from trackerlab.core.java_runtime import JavaMissing, require_java
 from trackerlab.jvmcheck.pulsar import maven
-from trackerlab.planner.plan import plan
+from trackerlab.planner.memory_plan import plan
 from trackerlab.planner.verify import build_for, verify
 from trackerlab.planner.workload import PlanWorkload
 

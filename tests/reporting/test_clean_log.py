@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from tests.conftest import REPO
-from trackerlab.javacheck import JavaMissing, require_java
+from trackerlab.core.java_runtime import JavaMissing, require_java
 
 NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback|Exception)\b")
 
@@ -21,7 +21,7 @@ NOISE = re.compile(r"\b(ERROR|WARNING|Warning|Traceback|Exception)\b")
 @pytest.mark.spark
 def test_make_report_prints_no_error_or_warning(tmp_path):
     try:
-        require_java()  # make report's own Java check (lib/trackerlab/javacheck.py)
+        require_java()  # make report's own Java check (lib/trackerlab/core/java_runtime.py)
     except JavaMissing as exc:
         pytest.skip(f"Java is missing, and make report stops at its Java check: {exc}")
     out = tmp_path / "reports"

@@ -3,8 +3,8 @@
 import json
 import re
 
-from trackerlab.paths import repo_root
-from trackerlab.reporting.index import LEAD_REPORT, render_index
+from trackerlab.core.paths import repo_root
+from trackerlab.reporting.index_page import LEAD_REPORT, render_index
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURE_NOTEBOOKS, REPO
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting.notebooks import Parameter, discover, inspect, parse_parameters
 from trackerlab.reporting.profiles import coerce, load_profiles, parse_override, resolve
 

@@ -4,7 +4,7 @@ import os
 import pytest
 
 from tests.conftest import dead_leftover
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting import publish
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import REPO
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting.notebooks import discover, inspect
 from trackerlab.reporting.profiles import load_profiles, resolve
 from trackerlab.reporting.ranges import check_ranges, estimate_report, rule_for

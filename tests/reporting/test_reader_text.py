@@ -2,7 +2,7 @@
 
 import pytest
 
-from trackerlab.paths import repo_root
+from trackerlab.core.paths import repo_root
 from trackerlab.reporting import display_path, reader_text, seed_short, seed_title
 from trackerlab.reporting.seeds import SEEDS
 

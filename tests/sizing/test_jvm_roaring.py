@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 from pyroaring import BitMap, BitMap64
 
 from tests.reference.roaring import NaiveRoaringBitmap
-from trackerlab.jvmcheck.cases import chunks_in_insertion_order
+from trackerlab.jvmcheck.probe_cases import chunks_in_insertion_order
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import COMPRESSED, UNCOMPRESSED_OOPS
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from trackerlab.spark.sweep import PROVENANCE_COLUMNS
+from trackerlab.spark.sweep_engine import PROVENANCE_COLUMNS
 
 
 def result_columns(frame: pd.DataFrame) -> pd.DataFrame:

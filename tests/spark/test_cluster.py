@@ -6,7 +6,7 @@ One test, one cluster, in order (each step needs the state the previous one left
    nothing (replaces the fake-session test of executor waiting);
 2. a worker joins: the executors import the ``trackerlab`` package the session shipped
    (replaces the fake-session test of package shipping);
-3. ``spark-submit lib/trackerlab/spark_submit.py --master spark://...``: the result columns
+3. ``spark-submit lib/trackerlab/commands/spark_submit.py --master spark://...``: the result columns
    equal the embedded ``local[2]`` run's;
 4. ``trackerlab sweep --master spark://...`` with the worker killed (SIGKILL, executors too)
    in the middle: one line, the finished points kept;
@@ -25,10 +25,10 @@ import pytest
 from tests.conftest import REPO, assert_one_line_error, run_cli, run_cli_until
 from tests.spark.cluster import Cluster, cluster_env, spark_home
 from tests.spark.results import assert_same_results
-from trackerlab.javacheck import JavaMissing, require_java
+from trackerlab.core.java_runtime import JavaMissing, require_java
 from trackerlab.spark.grid import load_grid
 from trackerlab.spark.store import read_sweep
-from trackerlab.spark.sweep import run_sweep
+from trackerlab.spark.sweep_engine import run_sweep
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 

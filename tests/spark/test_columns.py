@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trackerlab.models.time_buckets.index import trim_lower_bits
+from trackerlab.models.time_buckets.time_bucket_index import trim_lower_bits
 from trackerlab.spark.columns import messages_frame, signed64
 from trackerlab.workloads.stream import Workload
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.spark.grid import (
     DEFAULT_DESIGNS,
     load_grid,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab.planner.plan import delayed_stream, nack_stream
+from trackerlab.planner.memory_plan import delayed_stream, nack_stream
 from trackerlab.planner.snapshot import exact_counts
 from trackerlab.planner.workload import PlanWorkload
 

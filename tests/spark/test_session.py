@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.conftest import assert_one_line_error
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.spark import session
 
 
@@ -42,7 +42,7 @@ def test_local_masters_pass(master):
 
 
 def test_missing_java_is_one_line(monkeypatch):
-    monkeypatch.setattr("trackerlab.javacheck.java_executable", lambda: None)
+    monkeypatch.setattr("trackerlab.core.java_runtime.java_executable", lambda: None)
     with pytest.raises(UsageError, match="java not found"):
         session.get_session()
 

@@ -12,7 +12,7 @@ import pytest
 from trackerlab.spark.grid import load_profile, parse_grid
 from trackerlab.spark.rows import COUNT_COLUMNS, index_rows
 from trackerlab.spark.store import read_sweep
-from trackerlab.spark.sweep import run_sweep
+from trackerlab.spark.sweep_engine import run_sweep
 
 pytestmark = pytest.mark.spark
 

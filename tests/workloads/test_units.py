@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.workloads.units import (
     format_bytes,
     format_duration_ms,

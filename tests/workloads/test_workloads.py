@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.stream import PatternSpec, Workload
 from trackerlab.workloads.units import parse_duration_ms

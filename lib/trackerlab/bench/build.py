@@ -1,6 +1,6 @@
 """Benchmark of the PIP-393 tracker's bulk path against its per-message API.
 
-Both paths belong to one model, :class:`~trackerlab.models.nack.time_buckets.BucketNackTracker`:
+Both paths belong to one model, :class:`~trackerlab.models.nack.pip393_tracker.BucketNackTracker`:
 ``add_chunk`` (numpy grouping + pyroaring bulk constructors) and ``add(ledger, entry, now)``
 called once per message (the Java method's shape: trim the timestamp, then
 ``computeIfAbsent`` twice and ``add``). Prints rates measured in one run and their ratio;
@@ -17,9 +17,9 @@ import sys
 import time
 from dataclasses import dataclass
 
-from trackerlab.models.nack.time_buckets import BucketNackTracker
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
+from trackerlab.models.nack.pip393_tracker import BucketNackTracker
 from trackerlab.models.time_buckets.shapes import jvm_bytes
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.workloads.stream import Workload
 

@@ -18,7 +18,6 @@ release's Maven artifacts, started and stopped by PID.
 ``b.admin_url``, ``b.ports``, ``b.pid``) and stops it when the block ends.
 """
 
-from trackerlab.broker.config import Ports
 from trackerlab.broker.process import (
     Broker,
     BrokerFailed,
@@ -35,6 +34,7 @@ from trackerlab.broker.process import (
     stop,
 )
 from trackerlab.broker.sockets import Listening, listening_sockets
+from trackerlab.broker.standalone_config import Ports
 from trackerlab.broker.versions import DEFAULT_VERSION, RELEASES, BrokerRelease, select_release
 
 __all__ = [

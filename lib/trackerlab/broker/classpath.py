@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trackerlab.broker.versions import BrokerRelease
+from trackerlab.core.paths import cache_dir
 from trackerlab.jvmcheck.pulsar import maven
-from trackerlab.paths import cache_dir
 
 __all__ = [
     "MAVEN_DIR",

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.paths import cache_dir
+from trackerlab.core.paths import cache_dir
 
 __all__ = [
     "MODULE",

@@ -11,7 +11,7 @@ copied). :func:`build` runs, per release, into ``$TRACKERLAB_CACHE/pulsar/broker
 
 ``BrokerHost`` starts the standalone as ``PulsarStandaloneStarter.main`` does, in its own JVM
 (:func:`trackerlab.broker.process.start` with ``main_class``), with JOL's Instrumentation
-(:func:`trackerlab.jvmcheck.pulsar.harness.jvm_options`), and answers on a 127.0.0.1 port it
+(:func:`trackerlab.jvmcheck.pulsar.harness_runner.jvm_options`), and answers on a 127.0.0.1 port it
 writes to ``host.port`` in the run folder: :class:`HostClient`.
 """
 
@@ -26,11 +26,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.broker import classpath, process
+import trackerlab.broker.classpath as classpath
+import trackerlab.broker.process as process
 from trackerlab.broker.sockets import LOOPBACK
 from trackerlab.broker.versions import BrokerRelease, select_release
-from trackerlab.jvmcheck.pulsar import harness, maven
-from trackerlab.paths import cache_dir
+from trackerlab.core.paths import cache_dir
+from trackerlab.jvmcheck.pulsar import harness_runner, maven
 
 __all__ = [
     "HOST_DIR",
@@ -278,7 +279,7 @@ def running_host(
             f"Pulsar {release.version}'s broker host cannot be built: {exc}"
         ) from exc
     broker = process.start(
-        release.version, run_dir, timeout_s=timeout_s, extra_jvm_options=[*harness.jvm_options(), *extra_jvm_options],
+        release.version, run_dir, timeout_s=timeout_s, extra_jvm_options=[*harness_runner.jvm_options(), *extra_jvm_options],
         main_class=MAIN_CLASS, class_path_prefix=built.broker_prefix(),
         broker_overrides=broker_overrides,
     )  # fmt: skip

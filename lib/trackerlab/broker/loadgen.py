@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trackerlab.broker.host import LOAD_CLASS, PENDING_LOAD_CLASS, HostBuild, load_class_path
-from trackerlab.interrupts import die_with_parent
-from trackerlab.javacheck import java_executable
-from trackerlab.log4j import console_log4j2
+from trackerlab.core.interrupts import die_with_parent
+from trackerlab.core.java_runtime import java_executable
+from trackerlab.core.log4j import console_log4j2
 
 __all__ = ["DelayedLoad", "LoadFailed", "LoadSpec", "PendingSpec", "Progress", "running_load"]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from trackerlab.broker.host import HostBuild
 from trackerlab.broker.loadgen import DelayedLoad, LoadFailed, Progress, start_client
-from trackerlab.jvmcheck.pulsar import harness
+from trackerlab.jvmcheck.pulsar import harness_runner
 
 __all__ = ["NACK_CLASS", "NackLoad", "NackLoadSpec", "NackSample", "running_nack_load"]
 
@@ -123,7 +123,9 @@ def running_nack_load(
     """Start the client JVM with JOL's Instrumentation (killed if this process dies), yield
     it once ``ready``, and stop it by PID when the block ends."""
     args = spec.args(service_url)
-    proc, log = start_client(built, run_dir, "nack-load", NACK_CLASS, args, harness.jvm_options())
+    proc, log = start_client(
+        built, run_dir, "nack-load", NACK_CLASS, args, harness_runner.jvm_options()
+    )
     load = NackLoad(proc, log)
     try:
         load.wait_ready()

@@ -31,7 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from trackerlab.broker import classpath, config
+import trackerlab.broker.classpath as classpath
+import trackerlab.broker.standalone_config as standalone_config
 from trackerlab.broker.sockets import (
     LOOPBACK,
     Bound,
@@ -42,13 +43,19 @@ from trackerlab.broker.sockets import (
     open_sockets,
 )
 from trackerlab.broker.versions import BrokerRelease, select_release
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.errors import UsageError
-from trackerlab.interrupts import die_with_parent, sigint_held
-from trackerlab.javacheck import INSTALL_HINT, MIN_JAVA, JavaMissing, java_executable, java_major
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.errors import UsageError
+from trackerlab.core.interrupts import die_with_parent, sigint_held
+from trackerlab.core.java_runtime import (
+    INSTALL_HINT,
+    MIN_JAVA,
+    JavaMissing,
+    java_executable,
+    java_major,
+)
+from trackerlab.core.paths import cache_dir
+from trackerlab.core.safe_yaml import read_json
 from trackerlab.jvmcheck.pulsar import maven
-from trackerlab.paths import cache_dir
-from trackerlab.safe_yaml import read_json
 
 __all__ = [
     "READY_TIMEOUT_S",
@@ -95,16 +102,16 @@ class Broker:
     version: str
     run_dir: Path
     pid: int
-    ports: config.Ports
+    ports: standalone_config.Ports
     proc_start: int  # /proc/<pid>/stat starttime: tells a reused PID apart
     started_at: float  # epoch seconds at launch
     start_seconds: float  # launch to ready
-    cluster: str = config.CLUSTER
+    cluster: str = standalone_config.CLUSTER
     classpath_seconds: float = 0.0  # Maven resolution before the launch (0: cached)
     extra_jvm_options: tuple[str, ...] = field(default=())
     #: the JVM's main class: PulsarStandaloneStarter, or a host that starts it in-process
     #: (trackerlab.broker.host's BrokerHost)
-    main_class: str = config.MAIN_CLASS
+    main_class: str = standalone_config.MAIN_CLASS
 
     @property
     def log(self) -> Path:
@@ -134,7 +141,7 @@ class Broker:
     def from_json(cls, data: dict) -> Broker:
         data = dict(data)
         data["run_dir"] = Path(data["run_dir"])
-        data["ports"] = config.Ports(**data["ports"])
+        data["ports"] = standalone_config.Ports(**data["ports"])
         data["extra_jvm_options"] = tuple(data.get("extra_jvm_options", ()))
         return cls(**data)
 
@@ -307,7 +314,7 @@ def start(
     timeout_s: float = READY_TIMEOUT_S,
     extra_jvm_options: Sequence[str] = (),
     attached: bool = True,
-    main_class: str = config.MAIN_CLASS,
+    main_class: str = standalone_config.MAIN_CLASS,
     class_path_prefix: Sequence[Path] = (),
     broker_overrides: Mapping[str, str] | None = None,
 ) -> Broker:
@@ -319,7 +326,7 @@ def start(
     start the standalone with them (``trackerlab.pulsar.BrokerHost`` does), from classes in
     ``class_path_prefix``, which come before the release's jars. ``broker_overrides``:
     ``ServiceConfiguration`` keys written last into ``broker.conf`` (never the loopback ones:
-    :data:`trackerlab.broker.config.PINNED`).
+    :data:`trackerlab.broker.standalone_config.PINNED`).
 
     Raises UsageError (a bad version or folder), :class:`BrokerUnavailable` (no Java, or
     Maven cannot give the jars) and :class:`BrokerFailed` (the broker died or was not ready
@@ -329,14 +336,16 @@ def start(
     java = _java()
     cp = _class_path(release)
     run.mkdir(parents=True, exist_ok=True)
-    ports = config.Ports(*free_ports(3))
-    conf = config.write_properties(
+    ports = standalone_config.Ports(*free_ports(3))
+    conf = standalone_config.write_properties(
         run / CONF_FILE,
-        config.broker_properties(ports, config.loopback_interface(), broker_overrides),
+        standalone_config.broker_properties(
+            ports, standalone_config.loopback_interface(), broker_overrides
+        ),
     )
-    (run / "log4j2.properties").write_text(config.log4j2_properties())
+    (run / "log4j2.properties").write_text(standalone_config.log4j2_properties())
     extra = (*extra_jvm_options, *shlex.split(os.environ.get(JVM_OPTS_ENV, "")))
-    jvm = [*config.jvm_options(run / "log4j2.properties", run / LOG_FILE), *extra]
+    jvm = [*standalone_config.jvm_options(run / "log4j2.properties", run / LOG_FILE), *extra]
     class_path = os.pathsep.join([*map(str, class_path_prefix), str(cp)])
     (run / "jvm.args").write_text(_argfile([*jvm, "-cp", class_path]))
     data = run / "data"
@@ -345,7 +354,7 @@ def start(
         java,
         f"@{run / 'jvm.args'}",
         main_class,
-        *config.standalone_args(conf, data, ports),
+        *standalone_config.standalone_args(conf, data, ports),
     ]
     proc: subprocess.Popen | None = None
     broker: Broker | None = None
@@ -467,7 +476,7 @@ def running_broker(
     *,
     timeout_s: float = READY_TIMEOUT_S,
     extra_jvm_options: Sequence[str] = (),
-    main_class: str = config.MAIN_CLASS,
+    main_class: str = standalone_config.MAIN_CLASS,
     class_path_prefix: Sequence[Path] = (),
 ) -> Iterator[Broker]:
     """``with running_broker("4.2.4") as b:`` a ready broker (``b.service_url``,

@@ -12,7 +12,7 @@ ChunkCodec, SizeCheck}`` (docs/design/sorted-chunks.md) with the jvm-check harne
         -Dpulsar.version=V -Dtrackerlab.build.dir=D compile dependency:build-classpath
 
 :func:`size_check` replays ``addMessage`` per message in a JVM of its own (with JOL's
-Instrumentation: :func:`trackerlab.jvmcheck.pulsar.harness.jvm_options`) and returns the JOL
+Instrumentation: :func:`trackerlab.jvmcheck.pulsar.harness_runner.jvm_options`) and returns the JOL
 deep sizes of the index. Raises ``JavaMissing`` (no Java 17+) and ``MavenUnavailable`` (no
 ``mvn``, no Central): the two "missing" kinds; a compile error is ``HarnessBuildFailed``.
 """
@@ -30,12 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from trackerlab.broker import classpath
+import trackerlab.broker.classpath as classpath
 from trackerlab.broker.versions import BrokerRelease, select_release
-from trackerlab.interrupts import die_with_parent
-from trackerlab.javacheck import java_executable, require_java
-from trackerlab.jvmcheck.pulsar import harness, maven
-from trackerlab.paths import cache_dir
+from trackerlab.core.interrupts import die_with_parent
+from trackerlab.core.java_runtime import java_executable, require_java
+from trackerlab.core.paths import cache_dir
+from trackerlab.jvmcheck.pulsar import harness_runner, maven
 
 __all__ = [
     "DISPATCH",
@@ -266,7 +266,14 @@ def size_check(
             args.append("--chunks")
         if contains:
             args.append("--contains=" + ",".join(f"{int(led)}:{int(ent)}" for led, ent in contains))
-        cmd = [java, *harness.jvm_options(), "-cp", built.class_path(), SIZE_CHECK_CLASS, *args]
+        cmd = [
+            java,
+            *harness_runner.jvm_options(),
+            "-cp",
+            built.class_path(),
+            SIZE_CHECK_CLASS,
+            *args,
+        ]
         t0 = time.perf_counter()
         with open(log, "wb") as err:
             proc = subprocess.Popen(

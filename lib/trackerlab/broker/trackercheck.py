@@ -33,12 +33,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.broker import classpath
+import trackerlab.broker.classpath as classpath
 from trackerlab.broker.versions import BrokerRelease, select_release
-from trackerlab.interrupts import die_with_parent, sigint_held
-from trackerlab.javacheck import java_executable
+from trackerlab.core.interrupts import die_with_parent, sigint_held
+from trackerlab.core.java_runtime import java_executable
+from trackerlab.core.paths import cache_dir
 from trackerlab.jvmcheck.pulsar import maven
-from trackerlab.paths import cache_dir
 
 __all__ = [
     "BENCHMARKS",

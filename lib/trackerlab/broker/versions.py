@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.jvmcheck.pulsar.lines import BUILDS
 
 __all__ = ["DEFAULT_VERSION", "RELEASES", "BrokerRelease", "select_release"]

@@ -16,7 +16,7 @@ def size(name: str, request: SizeRequest) -> SizeResult:
     """Build design ``name`` for ``request`` from its messages and size it (three columns)."""
     design = CATALOG.get_design(name, CATALOG.names("build"))
     if request.shape is not None and request.shape not in design.shapes:
-        from trackerlab.params import check_choice
+        from trackerlab.core.params import check_choice
 
         check_choice(f"shape of {name}", request.shape, design.shapes or ("(none)",))
     return design.build(request)  # type: ignore[misc]

@@ -9,10 +9,10 @@ its tests (README, "Adding a design"). ``trackerlab designs`` prints this table.
 from __future__ import annotations
 
 from trackerlab.catalog.registry import Catalog
-from trackerlab.models.delayed import designs as delayed
+from trackerlab.models.delayed import delayed_designs as delayed
 from trackerlab.models.delayed import long_bitmap_buckets, topic_index
-from trackerlab.models.nack import designs as nack
-from trackerlab.models.pending_acks import designs as pending_acks
+from trackerlab.models.nack import nack_designs as nack
+from trackerlab.models.pending_acks import pending_acks_designs as pending_acks
 from trackerlab.models.proposals import (
     adaptive_leaf,
     flat_buckets,
@@ -20,7 +20,7 @@ from trackerlab.models.proposals import (
     sealed_buckets,
     sorted_chunks,
 )
-from trackerlab.models.receiver_queue import designs as receiver_queue
+from trackerlab.models.receiver_queue import receiver_queue_designs as receiver_queue
 
 CATALOG = Catalog()
 

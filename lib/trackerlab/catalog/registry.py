@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Mapping
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.design import Design, Tracker
 
 

@@ -1,4 +1,4 @@
-"""Size what a Pulsar version runs: the release table (:mod:`trackerlab.releases`) picks the
+"""Size what a Pulsar version runs: the release table (:mod:`trackerlab.models.pulsar_releases`) picks the
 catalog design, its shape and variant, and the defaults; :func:`size_for_version` sizes it.
 
 Variants a design's ``build`` does not take are applied here, from the model's own numbers:
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from trackerlab import releases
 from trackerlab.catalog.designs import CATALOG
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.models import pulsar_releases
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.jvm_long_bitmap import atomic_long
 from trackerlab.sizing.request import SizeRequest, SizeResult
@@ -44,7 +44,7 @@ TRACKER_ALIASES = {
 PIP393_DEFAULT_BITS = 8
 
 
-def request_defaults(release: releases.Release) -> dict[str, int]:
+def request_defaults(release: pulsar_releases.Release) -> dict[str, int]:
     """``SizeRequest``/workload defaults of a release: tick, nack precision, ledger size."""
     bits = release.default("negativeAckPrecisionBitCnt")
     return {
@@ -55,8 +55,8 @@ def request_defaults(release: releases.Release) -> dict[str, int]:
 
 
 def size_for_version(
-    tracker: str, release: releases.Release, request: SizeRequest
-) -> tuple[releases.Choice, SizeResult | None]:
+    tracker: str, release: pulsar_releases.Release, request: SizeRequest
+) -> tuple[pulsar_releases.Choice, SizeResult | None]:
     """The choice the release makes for ``tracker`` and its size for ``request`` (None when the
     structure is absent, not modelled, or cannot be built from messages)."""
     choice = release.choice(tracker)
@@ -81,8 +81,8 @@ def values_views_bytes(buckets: int, layout: JvmLayout) -> int:
 
 def annotate(
     result: SizeResult,
-    choice: releases.Choice | None,
-    release: releases.Release,
+    choice: pulsar_releases.Choice | None,
+    release: pulsar_releases.Release,
     request: SizeRequest,
 ) -> SizeResult:
     """Apply the choice's variant (None: a design sized as asked) and name the version in
@@ -112,7 +112,7 @@ def annotate(
             result.details["counters_jvm_bytes"] = atomic_long(layout)
     if choice.variant == "ids-map":
         # 4.2's NegativeAcksTracker also holds nackedMessageIds, empty for untraced, unchunked ids
-        from trackerlab.models.nack.time_buckets import ids_map_bytes
+        from trackerlab.models.nack.pip393_tracker import ids_map_bytes
 
         ids = ids_map_bytes(choice.variant, layout)
         result.jvm_bytes = (result.jvm_bytes or 0) + ids
@@ -121,7 +121,7 @@ def annotate(
     return result
 
 
-def version_note(design: str, release: releases.Release) -> str | None:
+def version_note(design: str, release: pulsar_releases.Release) -> str | None:
     """One line when ``release`` does not run ``design`` for its tracker, else None."""
     tracker = CATALOG[design].tracker
     keys = [k for k, c in release.choices.items() if c.design == design]

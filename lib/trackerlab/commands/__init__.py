@@ -1,1 +1,1 @@
-"""Subcommands of the ``trackerlab`` CLI, one module each (see ``trackerlab.cli``)."""
+"""Subcommands of the ``trackerlab`` CLI, one module each (see ``trackerlab.commands.cli``)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from trackerlab.errors import UsageError
-from trackerlab.params import check_text
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_text
 from trackerlab.workloads.units import duration_in
 
 
@@ -34,8 +34,8 @@ def _add_heaps(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_heaps(args: argparse.Namespace) -> int:
-    from trackerlab.bench.heaps import bench_heaps, format_rows
-    from trackerlab.params import check_int, check_seed
+    from trackerlab.bench.heaps_bench import bench_heaps, format_rows
+    from trackerlab.core.params import check_int, check_seed
 
     check_int("--messages", args.messages, 1, 10**9)
     check_int("--loop-messages", args.loop_messages, 1, 10**7)
@@ -64,7 +64,7 @@ def _add_build(subparsers: argparse._SubParsersAction) -> None:
 
 def _run_build(args: argparse.Namespace) -> int:
     from trackerlab.bench.build import run, streamed_peak_in_subprocess
-    from trackerlab.params import check_int
+    from trackerlab.core.params import check_int
 
     messages = check_int("--messages", args.messages, 1, 10**9)
     loop = check_int("--loop-messages", args.loop_messages, 1, 10**7)
@@ -85,7 +85,7 @@ def _csv(text: str) -> list[str]:
 
 
 def _ints(name: str, text: str) -> tuple[int, ...]:
-    from trackerlab.params import check_int
+    from trackerlab.core.params import check_int
 
     return tuple(check_int(name, part, 1) for part in _csv(text))
 
@@ -207,8 +207,8 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _run_receiver_queue(args: argparse.Namespace) -> int:
-    from trackerlab.bench.receiver_queue import format_bench, run_bench
-    from trackerlab.params import check_float
+    from trackerlab.bench.receiver_queue_bench import format_bench, run_bench
+    from trackerlab.core.params import check_float
     from trackerlab.workloads.units import parse_rate_per_ms
 
     rate = check_float("--rate (msg/s)", parse_rate_per_ms(args.rate, "--rate") * 1000, 1, 1e7)
@@ -252,8 +252,8 @@ def _add_sweep(subparsers: argparse._SubParsersAction) -> None:
 def _run_sweep(args: argparse.Namespace) -> int:
     import sys
 
-    from trackerlab.bench.sweep import format_runs, grids_from_options, run_bench
-    from trackerlab.params import check_int
+    from trackerlab.bench.sweep_bench import format_runs, grids_from_options, run_bench
+    from trackerlab.core.params import check_int
     from trackerlab.spark.grid import parse_count
 
     messages = []
@@ -315,7 +315,7 @@ def _add_plan(subparsers: argparse._SubParsersAction) -> None:
 def _run_plan(args: argparse.Namespace) -> int:
     import sys
 
-    from trackerlab.bench.plan import bench_plan, format_rows
+    from trackerlab.bench.plan_bench import bench_plan, format_rows
     from trackerlab.jvmcheck.probe import ProbeUnavailable
     from trackerlab.workloads.units import parse_count
 
@@ -336,7 +336,7 @@ def _run_plan(args: argparse.Namespace) -> int:
         raise UsageError(f"bench plan: {exc}") from None
     print(format_rows(rows))
     if fleet_topics:
-        from trackerlab.bench.fleet import bench_fleet
+        from trackerlab.bench.fleet_bench import bench_fleet
 
         print(bench_fleet(fleet_topics, args.master).line())
     return 0

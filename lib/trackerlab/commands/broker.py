@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from trackerlab.commands import broker_rq, broker_run
+import trackerlab.commands.broker_rq as broker_rq
+import trackerlab.commands.broker_run as broker_run
 
 #: ``status``'s exit code when no broker runs (as an LSB init script's ``status``).
 NOT_RUNNING = 3
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     for name in ("timeout",):
         value = getattr(args, name, None)

@@ -1,6 +1,6 @@
 """``trackerlab broker receiver-queue``: PR #976's tables (N46–N57) on a real broker, with the
 Go and the Java client, each run in a network namespace of its own that holds only loopback
-(:mod:`trackerlab.experiments.real_broker.receiver_queue`)."""
+(:mod:`trackerlab.experiments.real_broker.receiver_queue_live`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ SMOKE_VERSION = "4.2.4"
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``broker receiver-queue`` under ``broker``'s actions."""
-    from trackerlab.experiments.real_broker import receiver_queue as rq
+    from trackerlab.experiments.real_broker import receiver_queue_live as rq
 
     text = (
         "PR #976's receiver-queue tables (N46-N57) on a real standalone: per row a topic (with "
@@ -62,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def parse_rows(text: str) -> list[str]:
     """``N46-N57``, ``N53,N54`` or a mix; UsageError naming the allowed ids."""
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
     from trackerlab.experiments.reproduce.receiver_queue import IDS
 
     ids: list[str] = []
@@ -78,7 +78,7 @@ def parse_rows(text: str) -> list[str]:
 
 def queue_rows(ids: list[str] | None = None):
     """N46–N57 (or ``ids`` of them) as the PR ran them, from the published numbers."""
-    from trackerlab.experiments.real_broker.receiver_queue import QueueRow
+    from trackerlab.experiments.real_broker.receiver_queue_live import QueueRow
     from trackerlab.experiments.reproduce import receiver_queue as published
 
     rows = published.table_rows(published.IDS if ids is None else ids)
@@ -87,8 +87,8 @@ def queue_rows(ids: list[str] | None = None):
 
 def _checked(args: argparse.Namespace) -> tuple[list[str], float, str]:
     from trackerlab.broker import select_release
-    from trackerlab.errors import UsageError
-    from trackerlab.experiments.real_broker import receiver_queue as rq
+    from trackerlab.core.errors import UsageError
+    from trackerlab.experiments.real_broker import receiver_queue_live as rq
     from trackerlab.workloads.units import parse_duration_ms
 
     if not 0 <= args.together_up_to <= 20_000:
@@ -111,7 +111,7 @@ def _checked(args: argparse.Namespace) -> tuple[list[str], float, str]:
 def run(args: argparse.Namespace) -> int:
     """Outside a namespace: build what the runs need (network), then each run in a namespace
     of its own (this command again, ``--inside``, which prints its outcomes). Inside: one run."""
-    from trackerlab.paths import data_dir
+    from trackerlab.core.paths import data_dir
 
     ids, seconds, version = _checked(args)
     out = args.out if args.out is not None else data_dir() / "broker" / "receiver_queue"
@@ -194,7 +194,7 @@ def _inside(ids: list[str], seconds: float, version: str, out: Path, args) -> in
     from trackerlab.broker import BrokerFailed
     from trackerlab.broker.host import HostFailed
     from trackerlab.broker.loadgen import LoadFailed
-    from trackerlab.experiments.real_broker import receiver_queue as rq
+    from trackerlab.experiments.real_broker import receiver_queue_live as rq
 
     try:
         runs, facts = rq.run(queue_rows(ids), version, seconds,

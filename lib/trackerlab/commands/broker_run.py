@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     """``broker run EXPERIMENT``, or ``broker run all``: every runner of :data:`RUNNERS` in
     turn (a failed one does not stop the others); exit 1 if any failed or had a row
     outside."""
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     if args.experiment != ALL:
         return RUNNERS[args.experiment](args)
@@ -123,7 +123,7 @@ def _versions(args: argparse.Namespace) -> list[str]:
 
 def _select(workloads: tuple, name: str | None) -> tuple:
     """The set, or its one workload ``name`` (UsageError when not in the set)."""
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     if name is None:
         return workloads
@@ -154,7 +154,7 @@ def _run_set(args: argparse.Namespace, experiment, describe: Callable[[object], 
 def _finish(args, experiment, results: list, table: str, not_compared: str, why: str) -> int:
     """Print the table, write the results, state the worst error over the compared rows;
     exit 1 when a row is outside the tolerance."""
-    from trackerlab.paths import data_dir
+    from trackerlab.core.paths import data_dir
 
     out = args.out if args.out is not None else data_dir() / "broker"
     print()
@@ -179,9 +179,9 @@ def compare_stored(folder: Path | None) -> int:
     2, nothing rewritten); exit 1 when a row is outside the tolerance."""
     from types import SimpleNamespace
 
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.paths import data_dir
     from trackerlab.experiments.real_broker import delayed, results
-    from trackerlab.paths import data_dir
 
     folder = folder if folder is not None else data_dir() / "broker"
     files = sorted(p for p in folder.glob("delayed-*-samples.parquet")
@@ -260,10 +260,10 @@ def _describe_pending(w) -> str:
 @_guarded
 def run_pending_acks(args: argparse.Namespace) -> int:
     """``broker run pending-acks``: each workload on each release; one table; the results."""
-    from trackerlab.experiments.real_broker import pending_acks
+    from trackerlab.experiments.real_broker import pending_acks_live
 
-    results = _run_set(args, pending_acks, _describe_pending)
-    return _finish(args, pending_acks, results, format_pending_table(results), "", "")
+    results = _run_set(args, pending_acks_live, _describe_pending)
+    return _finish(args, pending_acks_live, results, format_pending_table(results), "", "")
 
 
 #: Experiment name -> runner (``args`` -> exit code) for ``broker run NAME`` and ``all``.
@@ -279,9 +279,9 @@ RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
 def run_trackers(args: argparse.Namespace) -> int:
     """``broker run trackers``: each tracker on each workload in a broker of its own; one
     table; the results (summary, samples and GC pauses per run)."""
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.paths import data_dir
     from trackerlab.experiments.real_broker import trackers as tr
-    from trackerlab.paths import data_dir
 
     if args.pulsar_version:
         raise UsageError(

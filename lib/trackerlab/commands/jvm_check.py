@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from trackerlab.errors import UsageError, shown
+from trackerlab.core.errors import UsageError, shown
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,8 +60,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.pulsar is not None:
         return _check_pulsar(args)
-    from trackerlab.jvmcheck.cases import CASES as LAYOUT_CASES
-    from trackerlab.jvmcheck.cases import GROUPS, select_cases
+    from trackerlab.jvmcheck.probe_cases import CASES as LAYOUT_CASES
+    from trackerlab.jvmcheck.probe_cases import GROUPS, select_cases
     from trackerlab.models.proposals.jvm_cases import CASES as PROPOSAL_CASES
 
     CASES = LAYOUT_CASES + PROPOSAL_CASES
@@ -95,10 +95,10 @@ def _patterns(only: list[str] | None) -> list[str]:
 
 
 def _check(cases, how: str, uncompressed_oops: bool) -> int:
-    from trackerlab.javacheck import JavaMissing
-    from trackerlab.jvmcheck.cases import SOURCES, TOLERANCE, run_cases
+    from trackerlab.core.java_runtime import JavaMissing
+    from trackerlab.core.log4j import py4j_messages_to
     from trackerlab.jvmcheck.probe import ProbeUnavailable, get_probe
-    from trackerlab.log4j import py4j_messages_to
+    from trackerlab.jvmcheck.probe_cases import SOURCES, TOLERANCE, run_cases
 
     try:
         probe = get_probe(uncompressed_oops)
@@ -144,8 +144,8 @@ def _check(cases, how: str, uncompressed_oops: bool) -> int:
 
 def _check_pulsar(args: argparse.Namespace) -> int:
     """Real Pulsar classes per release: real bytes, model bytes, difference, verdict."""
-    from trackerlab.experiments.real_pulsar import cases as real
-    from trackerlab.jvmcheck.pulsar import harness, lines, maven
+    from trackerlab.experiments.real_pulsar import release_cases as real
+    from trackerlab.jvmcheck.pulsar import harness_runner, lines, maven
 
     if args.how != "exact" or args.uncompressed_oops:
         raise UsageError(
@@ -180,8 +180,12 @@ def _check_pulsar(args: argparse.Namespace) -> int:
     for b in builds:
         try:
             cp = maven.build(b.version, b.client_only)
-            rows = real.run_build(b, cases, lambda hc, cp=cp: harness.run(cp, hc).measured)
-        except (maven.MavenUnavailable, maven.HarnessBuildFailed, harness.HarnessFailed) as exc:
+            rows = real.run_build(b, cases, lambda hc, cp=cp: harness_runner.run(cp, hc).measured)
+        except (
+            maven.MavenUnavailable,
+            maven.HarnessBuildFailed,
+            harness_runner.HarnessFailed,
+        ) as exc:
             print(f"{b.version:<8} skipped: {exc}")
             problems += 1
             continue

@@ -87,11 +87,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.errors import UsageError
-    from trackerlab.params import MAX_SEED
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.params import MAX_SEED
     from trackerlab.planner.inputs import parse_budget, parse_max_early
-    from trackerlab.planner.plan import plan
-    from trackerlab.planner.report import as_csv, as_json, table
+    from trackerlab.planner.memory_plan import plan
+    from trackerlab.planner.plan_report import as_csv, as_json, table
     from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import parse_count
 
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
 
             check_master(args.master)
     if args.exact:
-        from trackerlab.budget import check as check_budget
+        from trackerlab.core.budget import check as check_budget
 
         check_budget(_exact_estimate(workload, seed), args.allow_large)
     result = plan(
@@ -170,8 +170,8 @@ def _fleet_file(value: object) -> bool:
 
 def _fleet(args: argparse.Namespace, given: dict) -> int:
     """``--topics FILE``: a fleet of topics (trackerlab.planner.fleet)."""
-    from trackerlab.errors import UsageError
-    from trackerlab.params import MAX_SEED
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.params import MAX_SEED
     from trackerlab.planner import fleet as fl
     from trackerlab.workloads.units import parse_count
 
@@ -203,8 +203,8 @@ def _fleet(args: argparse.Namespace, given: dict) -> int:
 
 def _compare(args: argparse.Namespace, given: dict) -> int:
     """``--pulsar-version A,B,C``: one table across releases (trackerlab.planner.compare)."""
-    from trackerlab.errors import UsageError
-    from trackerlab.params import MAX_SEED
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.params import MAX_SEED
     from trackerlab.planner.compare import compare, parse_versions, table
     from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import parse_count
@@ -231,7 +231,7 @@ def _verify(workload, result, seed: int):
     """``--verify``'s real-class run; Maven or Java missing is one line, exit 1."""
     import sys
 
-    from trackerlab.javacheck import JavaMissing
+    from trackerlab.core.java_runtime import JavaMissing
     from trackerlab.jvmcheck.pulsar import HarnessBuildFailed, HarnessFailed, MavenUnavailable
     from trackerlab.planner.verify import verify
 
@@ -249,10 +249,10 @@ EXACT_ENTRIES_PER_S_PER_CORE = 2.5e6
 
 def _exact_estimate(workload, seed: int):
     """The cost guard's estimate of ``plan --exact``: the entries of the delayed and nack
-    snapshots (trackerlab.budget); memory stays bounded by the reducer's pieces."""
-    from trackerlab.budget import Estimate, machine_cores
-    from trackerlab.errors import UsageError
-    from trackerlab.planner.plan import delayed_stream, nack_stream
+    snapshots (trackerlab.core.budget); memory stays bounded by the reducer's pieces."""
+    from trackerlab.core.budget import Estimate, machine_cores
+    from trackerlab.core.errors import UsageError
+    from trackerlab.planner.memory_plan import delayed_stream, nack_stream
     from trackerlab.workloads.stream import MAX_MESSAGES
 
     entries = 0

@@ -66,14 +66,18 @@ def _fetch(builds) -> int:
 
 def _facts(builds, write: bool) -> int:
     from trackerlab.experiments.real_pulsar import facts
-    from trackerlab.jvmcheck.pulsar import harness, maven
+    from trackerlab.jvmcheck.pulsar import harness_runner, maven
 
     records = {}
     for b in builds:
         try:
             cp = maven.build(b.version, b.client_only)
-            run = harness.facts(cp)
-        except (maven.MavenUnavailable, maven.HarnessBuildFailed, harness.HarnessFailed) as exc:
+            run = harness_runner.facts(cp)
+        except (
+            maven.MavenUnavailable,
+            maven.HarnessBuildFailed,
+            harness_runner.HarnessFailed,
+        ) as exc:
             print(f"trackerlab: pulsar facts: {exc}", file=sys.stderr)
             return 1
         records[b.version] = rec = facts.measure(b, cp, run)

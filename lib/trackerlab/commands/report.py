@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 #: The reports ``--screenshots`` photographs besides the index (``--only`` replaces them).
 SCREENSHOT_REPORTS = ("capacity_planner", "design_lab", "overview")
@@ -97,7 +97,7 @@ def run_report(args: argparse.Namespace) -> int:
 
 
 def _folder(value: str) -> Path:
-    from trackerlab.paths import reports_dir
+    from trackerlab.core.paths import reports_dir
 
     folder = Path(value) if value else reports_dir()
     if not folder.is_dir():
@@ -127,7 +127,7 @@ def run_check(value: str) -> int:
 
 def run_screenshots(value: str, label: str | None, only: list[str] | None) -> int:
     """``trackerlab report --screenshots [FOLDER] --label before|after [--only NAME...]``."""
-    from trackerlab.paths import reports_dir
+    from trackerlab.core.paths import reports_dir
     from trackerlab.reporting.browser_check import screenshots
 
     if label is None:
@@ -141,7 +141,7 @@ def run_screenshots(value: str, label: str | None, only: list[str] | None) -> in
 
 
 def list_notebooks(args: argparse.Namespace) -> int:
-    from trackerlab.paths import notebooks_dir
+    from trackerlab.core.paths import notebooks_dir
     from trackerlab.reporting.notebooks import discover, inspect, papermill_parameters
     from trackerlab.reporting.profiles import get_profile
 

@@ -23,8 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab.errors import UsageError
-    from trackerlab.experiments.reproduce.registry import format_results, reproduce
+    from trackerlab.core.errors import UsageError
+    from trackerlab.experiments.reproduce.number_registry import format_results, reproduce
 
     ids = None
     if args.only is not None:

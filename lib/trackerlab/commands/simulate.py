@@ -15,7 +15,7 @@ from pathlib import Path
 from trackerlab.workloads.units import duration_in
 
 #: Stated ranges of the simulations' rates (msg/s) and durations (s); the cost guard
-#: (trackerlab.budget) bounds what is practical within them.
+#: (trackerlab.core.budget) bounds what is practical within them.
 MAX_RATE_PER_S = 1e9
 MAX_DURATION_S = 1e7
 
@@ -224,7 +224,7 @@ def add_model_commands(
     names = ", ".join(name for name, _, _ in models)
 
     def missing(args: argparse.Namespace) -> int:
-        from trackerlab.errors import UsageError
+        from trackerlab.core.errors import UsageError
 
         raise UsageError(f"{command}: choose a model: {names}")
 
@@ -232,12 +232,12 @@ def add_model_commands(
 
 
 def run_receiver_queue(args: argparse.Namespace) -> int:
-    from trackerlab.budget import check as check_budget
+    from trackerlab.core.budget import check as check_budget
+    from trackerlab.core.params import check_float, check_seed
     from trackerlab.experiments.costs import receiver_queue_estimate
     from trackerlab.experiments.reproduce.receiver_queue import FITTED_TICK_LATENCY_US
     from trackerlab.models.receiver_queue import HarnessConfig, simulate
     from trackerlab.models.receiver_queue.memory_limit import memory_verdict
-    from trackerlab.params import check_float, check_seed
     from trackerlab.workloads.units import parse_bytes, parse_rate_per_ms
 
     rate = parse_rate_per_ms(args.rate, "--rate") * 1000
@@ -291,7 +291,7 @@ def run_receiver_queue(args: argparse.Namespace) -> int:
 
 def _validated(cfg):
     """Validate, naming the CLI flag rather than the field in the one-line error."""
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     try:
         return cfg.validated()
@@ -331,8 +331,8 @@ def _check_csv(path: Path) -> Path:
     """Check before simulating that ``--csv`` can be written (its folder made, a probe file
     created there and removed), without touching an existing file: the series replaces it
     atomically at the end (:func:`_write_csv`), so an interrupted run keeps the old one."""
-    from trackerlab.durable import tmp_name
-    from trackerlab.errors import UsageError
+    from trackerlab.core.durable import tmp_name
+    from trackerlab.core.errors import UsageError
 
     try:
         if path.is_dir():
@@ -349,9 +349,9 @@ def _check_csv(path: Path) -> Path:
 
 
 def _write_csv(path: Path, frame) -> None:
-    """Write the series durably and atomically (trackerlab.durable); one line if it fails."""
-    from trackerlab.durable import atomic_write_bytes
-    from trackerlab.errors import UsageError
+    """Write the series durably and atomically (trackerlab.core.durable); one line if it fails."""
+    from trackerlab.core.durable import atomic_write_bytes
+    from trackerlab.core.errors import UsageError
 
     try:
         atomic_write_bytes(path, frame.to_csv(index=False).encode())
@@ -363,8 +363,8 @@ def _write_csv(path: Path, frame) -> None:
 def _profile_options(name: str) -> dict[str, object]:
     """The seed scenario of the ``massive_delayed`` notebook under report profile ``name``:
     the notebook's parameter defaults overlaid with ``notebooks/profiles.yaml``."""
+    from trackerlab.core.paths import notebooks_dir
     from trackerlab.experiments.massive_delayed import NOTEBOOK, PROFILE_PARAMETERS
-    from trackerlab.paths import notebooks_dir
     from trackerlab.reporting.profiles import notebook_values
 
     values = notebook_values(notebooks_dir(), name, NOTEBOOK)
@@ -372,10 +372,10 @@ def _profile_options(name: str) -> dict[str, object]:
 
 
 def run_delayed(args: argparse.Namespace) -> int:
-    from trackerlab.budget import check as check_budget
+    from trackerlab.core.budget import check as check_budget
+    from trackerlab.core.params import check_float, check_seed, check_text
     from trackerlab.experiments.costs import delayed_estimate
     from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
-    from trackerlab.params import check_float, check_seed, check_text
     from trackerlab.workloads.units import parse_rate_per_ms
 
     if args.designs is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from trackerlab import strict_json
+from trackerlab.core import strict_json
 from trackerlab.sizing.request import OPTIONS
 
 #: Workload defaults of ``trackerlab size`` (a small, fast stream), in user units.
@@ -101,13 +101,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trackerlab import releases
-    from trackerlab.budget import check as check_budget
     from trackerlab.catalog import CATALOG, size
     from trackerlab.catalog import versioned as cv
-    from trackerlab.errors import UsageError
+    from trackerlab.core.budget import check as check_budget
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.params import MAX_SEED, check_float
     from trackerlab.experiments.costs import size_estimate
-    from trackerlab.params import MAX_SEED, check_float
+    from trackerlab.models import pulsar_releases
     from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
     from trackerlab.workloads.delay_spec import DelaySpec
     from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS, PatternSpec, Workload
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
             design = CATALOG[name]
             print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
         return 0
-    release = releases.resolve(args.pulsar_version)
+    release = pulsar_releases.resolve(args.pulsar_version)
     defaults = cv.request_defaults(release)
     if args.tick is None:
         args.tick = f"{defaults['tick_ms']}ms"

@@ -1,6 +1,6 @@
 """``trackerlab sweep``: run a parameter grid on Spark (embedded ``local[*]`` or a cluster).
 
-The same entry point runs under ``spark-submit`` (``lib/trackerlab/spark_submit.py``).
+The same entry point runs under ``spark-submit`` (``lib/trackerlab/commands/spark_submit.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ Grid files: see lib/trackerlab/spark/grid.py; profiles (smoke, default, large) a
 lib/trackerlab/spark/profiles.yaml. Results: one Parquet file per grid point under
 --out (default data/sweeps/NAME); a re-run skips the points already there.
 On a cluster: PYSPARK_PYTHON=.venv/bin/python .venv/bin/spark-submit --master URL \\
-    lib/trackerlab/spark_submit.py --profile default
+    lib/trackerlab/commands/spark_submit.py --profile default
 """
 
 
@@ -50,9 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from trackerlab.errors import UsageError
-    from trackerlab.params import check_text
-    from trackerlab.paths import data_dir
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.params import check_text
+    from trackerlab.core.paths import data_dir
     from trackerlab.spark.grid import load_grid, load_profile
     from trackerlab.spark.store import SweepStore, expected_identities
 
@@ -66,7 +66,7 @@ def _run(args: argparse.Namespace) -> int:
     grid = load_grid(args.grid) if args.grid is not None else load_profile(args.profile)
     out = args.out or str(data_dir() / "sweeps" / grid.name)
     if args.dry_run:
-        from trackerlab.spark.sweep import estimate_sweep
+        from trackerlab.spark.sweep_engine import estimate_sweep
 
         store = SweepStore(out)
         store.check_out()
@@ -84,7 +84,7 @@ def _run(args: argparse.Namespace) -> int:
             f"all of it: {cost} on this machine"
         )
         return 0
-    from trackerlab.spark.sweep import run_sweep
+    from trackerlab.spark.sweep_engine import run_sweep
 
     run_sweep(grid, out, master=args.master, allow_large=args.allow_large)
     return 0

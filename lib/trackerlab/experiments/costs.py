@@ -1,6 +1,6 @@
 """Cost estimates of ``trackerlab size`` and ``trackerlab simulate`` for the cost guard.
 
-:func:`trackerlab.budget.check` refuses, before any work, a run whose estimate exceeds the
+:func:`trackerlab.core.budget.check` refuses, before any work, a run whose estimate exceeds the
 machine. The constants below are marginal costs measured with ``/usr/bin/time`` on the
 project machine (2 cores, shared, uniform 0-60 s delays; peak RSS and wall time between two
 sizes of the same run, e.g. 4e5 -> 3e6 -> 1e7 messages), rounded up: estimates err on the
@@ -9,7 +9,7 @@ large side. A design not listed gets the most expensive class.
 
 from __future__ import annotations
 
-from trackerlab.budget import Estimate
+from trackerlab.core.budget import Estimate
 
 BASE_SECONDS = 5.0
 BASE_BYTES = 250 << 20

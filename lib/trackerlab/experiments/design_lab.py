@@ -35,7 +35,9 @@ import numpy as np
 import pandas as pd
 
 from trackerlab.catalog import CATALOG
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.core.params import check_int, check_positive
+from trackerlab.core.paths import data_dir, display_path, repo_root
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.design import PointCounts
 from trackerlab.models.primitives.op_cost import OpCost
 from trackerlab.models.proposals.adaptive_leaf import AdaptiveBucketTracker
@@ -44,8 +46,6 @@ from trackerlab.models.proposals.floor import entropy_floor_bytes
 from trackerlab.models.proposals.hier_buckets import HierBucketTracker
 from trackerlab.models.proposals.sealed_buckets import SealedBucketTracker
 from trackerlab.models.time_buckets import reducer as bc
-from trackerlab.params import check_int, check_positive
-from trackerlab.paths import data_dir, display_path, repo_root
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.spark.store import read_sweep
 from trackerlab.workloads.delay_spec import DelaySpec

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trackerlab.paths import data_dir, display_path
+from trackerlab.core.paths import data_dir, display_path
 
 #: The file's columns, in order.
 COLUMNS = (

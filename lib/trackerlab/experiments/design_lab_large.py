@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from trackerlab.experiments import design_lab_realistic as dr
+import trackerlab.experiments.design_lab_realistic as dr
 from trackerlab.models.proposals import sorted_chunks_streamed as scs
 
 __all__ = ["COMMAND_DESIGNS", "main"]
@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     schema metadata ``trackerlab``). Bad input: one line, exit code 2."""
     import pandas as pd
 
-    from trackerlab.errors import UsageError
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.provenance import git_commit, library_versions
     from trackerlab.workloads.units import parse_duration_ms
 
     p = argparse.ArgumentParser(

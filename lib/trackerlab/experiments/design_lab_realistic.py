@@ -65,18 +65,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import trackerlab.experiments.design_lab as dl
 from trackerlab.catalog import CATALOG
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.errors import UsageError
-from trackerlab.experiments import design_lab as dl
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_int
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.design import PointCounts
 from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
 from trackerlab.models.proposals.sorted_chunks import SortedChunksTracker, workload_sorted_build
 from trackerlab.models.proposals.sorted_chunks_streamed import streamed_sorted_build
 from trackerlab.models.time_buckets import reducer as bc
-from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.ledger_rollover import LedgerRollover

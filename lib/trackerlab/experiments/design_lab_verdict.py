@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trackerlab.errors import UsageError
-from trackerlab.experiments import design_lab as dl
-from trackerlab.experiments import design_lab_comparisons
+import trackerlab.experiments.design_lab as dl
+import trackerlab.experiments.design_lab_comparisons as design_lab_comparisons
+from trackerlab.core.errors import UsageError
 
 #: The proposal the verdict is about (issue 27, item 2).
 PROPOSAL = "sorted-chunks"
@@ -610,7 +610,7 @@ def conclusions(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataF
 def repo_path(path: str) -> Path:
     """``path`` relative to the repository root unless absolute (a notebook runs inside
     ``notebooks/``)."""
-    from trackerlab.paths import repo_root
+    from trackerlab.core.paths import repo_root
 
     p = Path(path)
     return p if p.is_absolute() else repo_root() / p

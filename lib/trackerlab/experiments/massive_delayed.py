@@ -34,14 +34,14 @@ import numpy as np
 import pandas as pd
 
 from trackerlab.catalog import CATALOG
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_float, check_int, check_positive
 from trackerlab.models.delayed import aggregated as md
-from trackerlab.models.delayed import pip195 as bt
+from trackerlab.models.delayed import pip195_tracker as bt
 from trackerlab.models.delayed.delay_levels import (
     DEFAULT_MAX_DELAY_S,
     DelayLevelTopicPartitionStrategy,
 )
-from trackerlab.params import check_float, check_int, check_positive
 from trackerlab.workloads import delay_forms as delays
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.ledger_rollover import LedgerRollover

@@ -4,9 +4,9 @@ The same :class:`~trackerlab.experiments.massive_delayed.DelayedScenario` drives
 :class:`~trackerlab.workloads.stream.Workload` (one entry per "message", at the scenario's entry
 rate, ``entries_per_ledger`` from the rollover rule) through the per-message models:
 :class:`~trackerlab.models.delayed.heap.InMemoryDelayedDeliveryTracker`,
-:class:`~trackerlab.models.delayed.time_buckets.BucketDelayedTracker` (sized by
+:class:`~trackerlab.models.delayed.bucketed_tracker.BucketDelayedTracker` (sized by
 :func:`~trackerlab.models.time_buckets.shapes.jvm_bytes`),
-:class:`~trackerlab.models.delayed.pip195.BucketDelayedDeliveryTracker` and
+:class:`~trackerlab.models.delayed.pip195_tracker.BucketDelayedDeliveryTracker` and
 :class:`~trackerlab.models.delayed.delay_levels.DelayLevelTopics`. Entries published during a step are
 added at their publication time; due messages are handed out at the step's end, as in the
 aggregated model. Python loops: keep these runs to ~1e5 entries.
@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
+from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker
 from trackerlab.models.delayed.delay_levels import DelayLevelTopics
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
-from trackerlab.models.delayed.pip195 import BucketDelayedDeliveryTracker
-from trackerlab.models.delayed.time_buckets import BucketDelayedTracker
+from trackerlab.models.delayed.pip195_tracker import BucketDelayedDeliveryTracker
 from trackerlab.models.time_buckets.shapes import jvm_bytes
 from trackerlab.workloads.stream import DEFAULT_START_MS, Workload
 

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_choice, check_int
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.layouts import (
     LAYOUTS,
@@ -44,7 +45,6 @@ from trackerlab.models.pending_acks.layouts import (
 )
 from trackerlab.models.pending_acks.treemap import TreeMapPendingAcks
 from trackerlab.models.primitives.op_cost import OpCost
-from trackerlab.params import check_choice, check_int
 
 CYCLES = (
     "dispatchAndAckCycle",

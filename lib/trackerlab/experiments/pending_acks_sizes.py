@@ -17,9 +17,9 @@ from functools import lru_cache
 
 import pandas as pd
 
+from trackerlab.core.params import check_int
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.layouts import LAYOUTS, Dataset, check_layout, new_pending_acks
-from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
 #: (entries, ledgers) of seed 002's JOL table (published ids N20-N40).

@@ -1,5 +1,5 @@
 """Today's Pulsar, release by release: the same workloads sized with the structures and defaults
-each release line runs (:mod:`trackerlab.releases`, ``data/pulsar_releases.yaml``), and the
+each release line runs (:mod:`trackerlab.models.pulsar_releases`, ``data/pulsar_releases.yaml``), and the
 broker's own memory metric (``getBufferMemoryUsage``) beside the JVM footprint.
 
 Back-end of ``notebooks/pulsar_versions.ipynb`` and of ``trackerlab simulate delayed
@@ -14,13 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from trackerlab import releases
 from trackerlab.catalog import CATALOG, SizeRequest
 from trackerlab.catalog.versioned import request_defaults, size_for_version
+from trackerlab.models import pulsar_releases
 from trackerlab.models.delayed import buffer_metric as bm
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.long_bitmap_buckets import build_content, counters_bytes
-from trackerlab.models.delayed.pip195 import BucketDelayedDeliveryTracker
+from trackerlab.models.delayed.pip195_tracker import BucketDelayedDeliveryTracker
 from trackerlab.models.delayed.time_bucket_runs import BucketRun, build_index
 from trackerlab.models.delayed.topic_index import TopicDelayedIndex
 from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content
@@ -71,7 +71,7 @@ class Scenario:
     subscriptions: int = 1
     steady_entries: float | None = None
 
-    def workload(self, release: releases.Release) -> Workload:
+    def workload(self, release: pulsar_releases.Release) -> Workload:
         return Workload.from_options(
             self.messages,
             self.rate_per_ms,
@@ -96,7 +96,7 @@ BLOG = Scenario(
 # --------------------------------------------------------------------------- versions
 
 
-def _request(scenario: Scenario, rel: releases.Release, tracker: str) -> SizeRequest:
+def _request(scenario: Scenario, rel: pulsar_releases.Release, tracker: str) -> SizeRequest:
     """The scenario's stream for ``tracker``; pending acks: a consumer at the release's
     ``maxUnackedMessagesPerConsumer`` (its dispatched, unacknowledged messages)."""
     d = request_defaults(rel)
@@ -118,8 +118,8 @@ def version_table(
     variant, request) is built once."""
     rows = []
     built: dict[tuple, tuple] = {}
-    for version in versions or releases.known_versions():
-        rel = releases.resolve(version)
+    for version in versions or pulsar_releases.known_versions():
+        rel = pulsar_releases.resolve(version)
         for tracker in trackers:
             words = TRACKERS[tracker]
             request = _request(scenario, rel, tracker)
@@ -161,7 +161,7 @@ def version_table(
 DELAYED_TRACKERS = {"delayed": "per subscription", "delayed_topic": "per topic"}
 
 
-def steady_bytes(row: pd.Series, scenario: Scenario, release: releases.Release) -> float:
+def steady_bytes(row: pd.Series, scenario: Scenario, release: pulsar_releases.Release) -> float:
     """Bytes of one copy of a delayed structure holding ``scenario.steady_entries`` entries:
     the heap from its count alone (:func:`~trackerlab.models.delayed.heap_counts.heap_sizes`,
     growth is not linear), a time-bucket index by its per-entry bytes (linear in buckets at a
@@ -186,7 +186,7 @@ def upgrade(old: str, new: str, scenario: Scenario) -> pd.DataFrame:
     for key, copies_word in DELAYED_TRACKERS.items():
         out = {"tracker": TRACKERS[key], "copies": copies_word}
         for tag, version in (("old", old), ("new", new)):
-            rel = releases.resolve(version)
+            rel = pulsar_releases.resolve(version)
             row = table[(table.version == rel.label) & (table.tracker == TRACKERS[key])].iloc[0]
             copies = scenario.subscriptions if key == "delayed" else 1
             mib = np.nan
@@ -203,11 +203,11 @@ def upgrade(old: str, new: str, scenario: Scenario) -> pd.DataFrame:
 def delayed_by_version(scenario: Scenario, versions: tuple[str, ...] | None = None) -> pd.DataFrame:
     """Per version, the steady-state MiB of its default delayed index for the whole topic
     (``subscriptions`` copies), its design, and the step from the previous version."""
-    versions = versions or releases.known_versions()
+    versions = versions or pulsar_releases.known_versions()
     table = version_table(scenario, versions, ("delayed",))
     rows = []
     for version in versions:
-        rel = releases.resolve(version)
+        rel = pulsar_releases.resolve(version)
         row = table[(table.version == rel.label) & (table.tracker == TRACKERS["delayed"])].iloc[0]
         mib = steady_bytes(row, scenario, rel) * scenario.subscriptions / 2**20
         rows.append({"version": rel.label, "design": row["design"], "delayed_mib": mib})
@@ -379,11 +379,11 @@ SCENARIO_SETTINGS = {
 
 def scenario_options(
     version: str | None, options: dict[str, object]
-) -> tuple[releases.Release, dict[str, object]]:
+) -> tuple[pulsar_releases.Release, dict[str, object]]:
     """The release ``version`` names (None: the newest) and the scenario options with its
     defaults filled in where the user gave none; an explicit version without ``designs``
     runs the designs it ships (default, opt-in bucket and topic trackers)."""
-    release = releases.resolve(version)
+    release = pulsar_releases.resolve(version)
     out = dict(options)
     for field, setting in SCENARIO_SETTINGS.items():
         value = release.default(setting)
@@ -396,7 +396,7 @@ def scenario_options(
     return release, out
 
 
-def version_block(release: releases.Release, scenario) -> str:
+def version_block(release: pulsar_releases.Release, scenario) -> str:
     """Lines naming the release whose structures and defaults a run assumed, and each run
     design's part in it (default, opt-in, or not in that release)."""
     roles = {

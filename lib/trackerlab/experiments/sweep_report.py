@@ -5,7 +5,7 @@ so rendering needs no Spark. When the folder is missing or empty (a fresh clone 
 ``trackerlab sweep`` ran) :func:`load_results` computes a shrunken copy of the profile's grid
 in this process with the single-process pyroaring path
 (:func:`trackerlab.spark.rows.index_rows`, which builds each
-:class:`~trackerlab.models.time_buckets.index.TimeBucketIndex` through
+:class:`~trackerlab.models.time_buckets.time_bucket_index.TimeBucketIndex` through
 :mod:`trackerlab.models.delayed.time_bucket_runs`) and says so in :attr:`Results.source`.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trackerlab.paths import data_dir, display_path
+from trackerlab.core.paths import data_dir, display_path
 from trackerlab.spark.grid import DESIGNS, Grid, GridPoint, load_profile
 from trackerlab.spark.rows import index_rows
 from trackerlab.spark.store import read_sweep

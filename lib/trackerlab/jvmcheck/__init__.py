@@ -3,7 +3,7 @@ model of :mod:`trackerlab.sizing` (``trackerlab jvm-check``).
 
 - :mod:`~trackerlab.jvmcheck.probe`: the probe JVM (an Instrumentation agent compiled from
   ``jvmcheck/java/*.java``, started through pyspark's launcher);
-- :mod:`~trackerlab.jvmcheck.cases`: the named cases, each a Java structure and its model.
+- :mod:`~trackerlab.jvmcheck.probe_cases`: the named cases, each a Java structure and its model.
 """
 
 from trackerlab.jvmcheck.probe import (

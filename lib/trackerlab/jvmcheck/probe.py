@@ -43,10 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from trackerlab.interrupts import sigint_held
-from trackerlab.javacheck import java_executable, require_java
-from trackerlab.log4j import quiet_log4j2
-from trackerlab.paths import cache_dir
+from trackerlab.core.interrupts import sigint_held
+from trackerlab.core.java_runtime import java_executable, require_java
+from trackerlab.core.log4j import quiet_log4j2
+from trackerlab.core.paths import cache_dir
 from trackerlab.sizing.jvm import JvmLayout
 
 FASTUTIL_JAR = Path("/usr/share/java/fastutil.jar")
@@ -59,7 +59,7 @@ class ProbeUnavailable(RuntimeError):
     """The probe JVM cannot be built or started; the message is one line and says why.
 
     :class:`ProbeMissing` is the kind where something outside the repository is missing (the
-    test suite skips for it, and for :class:`~trackerlab.javacheck.JavaMissing`, only);
+    test suite skips for it, and for :class:`~trackerlab.core.java_runtime.JavaMissing`, only);
     :class:`ProbeBuildFailed` and every other instance are a defect or a broken set-up here.
     """
 

@@ -5,8 +5,8 @@
 - :mod:`~trackerlab.planner.streams`: the entries each tracker sees;
 - :mod:`~trackerlab.planner.snapshot`: a tracker's steady-state counts, fast (closed forms,
   sampled buckets) or exact (message level);
-- :mod:`~trackerlab.planner.plan`: every design of every tracker, totals, recommendations;
-- :mod:`~trackerlab.planner.report`: the answer, as a table, JSON or CSV;
+- :mod:`~trackerlab.planner.memory_plan`: every design of every tracker, totals, recommendations;
+- :mod:`~trackerlab.planner.plan_report`: the answer, as a table, JSON or CSV;
 - :mod:`~trackerlab.planner.inputs`: the text a user types (workload keys, ``--budget``,
   ``--max-early``) parsed as ``trackerlab plan`` parses it;
 - :mod:`~trackerlab.planner.frames` and :mod:`~trackerlab.planner.form`: the plan as tables
@@ -16,8 +16,8 @@
 from trackerlab.planner import form, frames, inputs
 from trackerlab.planner.form import PlannerForm
 from trackerlab.planner.inputs import PlanInputs, parse_inputs
-from trackerlab.planner.plan import Choice, Plan, PlanRow, delayed_rows, nack_rows, plan
-from trackerlab.planner.report import answer, as_csv, as_json, table
+from trackerlab.planner.memory_plan import Choice, Plan, PlanRow, delayed_rows, nack_rows, plan
+from trackerlab.planner.plan_report import answer, as_csv, as_json, table
 from trackerlab.planner.workload import FIELDS, PlanWorkload
 
 __all__ = [

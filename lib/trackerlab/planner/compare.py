@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trackerlab.errors import UsageError
-from trackerlab.planner.plan import Plan, plan
+from trackerlab.core.errors import UsageError
+from trackerlab.planner.memory_plan import Plan, plan
 from trackerlab.planner.workload import FIELDS, PlanWorkload
 from trackerlab.workloads.units import format_bytes
 

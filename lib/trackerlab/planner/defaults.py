@@ -1,6 +1,6 @@
 """Pulsar's own defaults and designs for the release a plan assumes.
 
-Every value comes from the release table (:mod:`trackerlab.releases`, the YAML
+Every value comes from the release table (:mod:`trackerlab.models.pulsar_releases`, the YAML
 ``data/pulsar_releases.yaml`` with each fact's evidence and source), except the three settings
 the table does not hold, which name their Pulsar setting and source here. The planner asks
 only :func:`defaults_for`.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from trackerlab import releases
+from trackerlab.models import pulsar_releases
 
 #: ``managedLedgerMaxSizePerLedgerMbytes`` = 2048 (ServiceConfiguration.java; the same in every
 #: line the table covers: spec pulsar-structures.md §5).
@@ -69,7 +69,7 @@ def defaults_for(version: str | None) -> PulsarDefaults:
     """The defaults of ``version`` (a line ``4.2.x``, a minor ``4.2``, a patch ``4.0.7`` or
     ``master``; None: the newest release). Unknown: a one-line UsageError listing the lines.
     Cached: the release table is read once per version (a fleet parses thousands of rows)."""
-    rel = releases.resolve(None if version is None else str(version).strip())
+    rel = pulsar_releases.resolve(None if version is None else str(version).strip())
     knob = rel.default
     bits = knob("negativeAckPrecisionBitCnt")
     return PulsarDefaults(

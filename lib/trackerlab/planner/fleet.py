@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
 
 #: Rate ratio between neighbouring plans of an interpolated group (16 per octave).
@@ -78,7 +78,7 @@ def read_fleet(path: str | Path, defaults: Mapping[str, object] = ()) -> list[Fl
     """The topics of a CSV or YAML fleet file; ``defaults`` (flag values) fill the keys a row
     leaves out. Malformed files and unknown keys: one-line UsageError naming the row and key.
     O(rows)."""
-    from trackerlab.safe_yaml import read_user_text
+    from trackerlab.core.safe_yaml import read_user_text
 
     path = Path(path)
     text = read_user_text(path, "--topics", limit=MAX_FLEET_BYTES)
@@ -172,7 +172,7 @@ def topic_bytes(p) -> dict[str, tuple[str, float, float]]:
 def plan_rates(job: tuple[Mapping[str, object], list[float], int]) -> list[dict[str, object]]:
     """Plan one group at each of ``rates`` (per ms, one topic): the Spark task and the local
     loop alike. Returns one record per rate and tracker."""
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
 
     raw, rates, seed = job
     base = PlanWorkload.parse({**raw, "rate": "1/s", "topics": "1"})
@@ -513,8 +513,8 @@ def write_parquet(fleet: FleetPlan, path: str | Path, source: str | Path) -> Pat
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from trackerlab.durable import atomic_write_bytes, sha256_file
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.durable import atomic_write_bytes, sha256_file
+    from trackerlab.core.provenance import git_commit, library_versions
 
     path = Path(path)
     if path.suffix != ".parquet":

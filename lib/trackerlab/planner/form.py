@@ -23,13 +23,13 @@ import logging
 import shlex
 from collections.abc import Mapping
 
-from trackerlab.durable import os_error_text
-from trackerlab.errors import UsageError, one_line
+from trackerlab.core.durable import os_error_text
+from trackerlab.core.errors import UsageError, one_line
 from trackerlab.planner.defaults import PulsarDefaults, defaults_for
 from trackerlab.planner.frames import ROUNDED, choice_frame, plot_choice, plot_designs, rows_frame
 from trackerlab.planner.inputs import parse_inputs
-from trackerlab.planner.plan import Plan
-from trackerlab.planner.report import answer
+from trackerlab.planner.memory_plan import Plan
+from trackerlab.planner.plan_report import answer
 from trackerlab.planner.workload import FIELD_BY_NAME, REQUIRED
 
 __all__ = ["COLUMNS", "PlannerForm"]
@@ -126,7 +126,7 @@ class PlannerForm:
         commits on Enter or blur."""
         import ipywidgets as widgets
 
-        from trackerlab import releases
+        from trackerlab.models import pulsar_releases
 
         if name in OPTIONS:
             flag, help_text, example = OPTIONS[name]
@@ -144,7 +144,7 @@ class PlannerForm:
         }
         if name == "pulsar_version":
             return widgets.Combobox(
-                options=list(releases.known_versions()), ensure_option=False, **common
+                options=list(pulsar_releases.known_versions()), ensure_option=False, **common
             )
         if name == "tick":
             return widgets.Combobox(options=list(TICK_SUGGESTIONS), ensure_option=False, **common)

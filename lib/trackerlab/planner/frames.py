@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from trackerlab.planner.plan import Plan, delayed_rows, nack_rows
+from trackerlab.planner.memory_plan import Plan, delayed_rows, nack_rows
 from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
 from trackerlab.workloads.units import format_bytes
 

@@ -5,7 +5,7 @@
 ``uniform:0:1h``, ``2%``), ``--budget`` (``512MiB``) and ``--max-early`` (``1s``). They are
 parsed here, in the order the command line parses them (the workload in :data:`FIELDS` order,
 then the budget, then the early delivery), so a bad value is the same one-line
-:class:`~trackerlab.errors.UsageError` wherever it was typed.
+:class:`~trackerlab.core.errors.UsageError` wherever it was typed.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from trackerlab.errors import UsageError
-from trackerlab.planner.plan import Plan, plan
+from trackerlab.core.errors import UsageError
+from trackerlab.planner.memory_plan import Plan, plan
 from trackerlab.planner.workload import FIELDS, PlanWorkload
 from trackerlab.workloads.units import parse_bytes, parse_duration_ms
 
@@ -51,7 +51,7 @@ class PlanInputs:
     max_early_ms: float | None = None
 
     def plan(self, **options: object) -> Plan:
-        """:func:`~trackerlab.planner.plan.plan` of these inputs (``options``: ``seed``,
+        """:func:`~trackerlab.planner.memory_plan.plan` of these inputs (``options``: ``seed``,
         ``exact``, ``designs``...)."""
         return plan(
             self.workload,

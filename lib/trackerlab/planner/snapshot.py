@@ -32,7 +32,7 @@ import numpy as np
 from trackerlab.models.design import PointCounts
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets import reducer as bc
-from trackerlab.models.time_buckets.index import trim_lower_bits
+from trackerlab.models.time_buckets.time_bucket_index import trim_lower_bits
 from trackerlab.planner.streams import START_LEDGER, TrackedStream
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackerlab import releases
 from trackerlab.catalog import CATALOG
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.models import pulsar_releases
 from trackerlab.models.pending_acks.layouts import Dataset
-from trackerlab.models.time_buckets.index import trim_lower_bits
-from trackerlab.planner.plan import (
+from trackerlab.models.time_buckets.time_bucket_index import trim_lower_bits
+from trackerlab.planner.memory_plan import (
     Plan,
     counts_at,
     delayed_stream,
@@ -63,11 +63,11 @@ def build_for(w: PlanWorkload):
     """The resolved build of the plan's release line; UsageError naming the known ones."""
     from trackerlab.jvmcheck.pulsar.lines import BUILDS
 
-    line = releases.resolve(w.defaults.version.split(" ")[0]).line
+    line = pulsar_releases.resolve(w.defaults.version.split(" ")[0]).line
     for build in reversed(BUILDS):
-        if releases.resolve(build.version).line == line:
+        if pulsar_releases.resolve(build.version).line == line:
             return build
-    known = ", ".join(sorted({releases.resolve(b.version).line for b in BUILDS}))
+    known = ", ".join(sorted({pulsar_releases.resolve(b.version).line for b in BUILDS}))
     raise UsageError(
         f"--verify: no release of line {line} resolves from Maven Central here "
         f"(lines with a build: {known}); pick one with --pulsar-version"
@@ -113,7 +113,7 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
     """Run the release's own classes on the plan's steady state; the build's version, one
     :class:`Verified` per tracker the release runs and the harness builds, and a note when
     another release's classes stand in (:func:`stand_in`)."""
-    from trackerlab.jvmcheck.pulsar import harness, maven
+    from trackerlab.jvmcheck.pulsar import harness_runner, maven
 
     build = build_for(w)
     classpath = maven.build(build.version, build.client_only)
@@ -160,7 +160,7 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
                 one = CATALOG[design].from_counts(fast, release_shape(w, design), layout)  # type: ignore[misc]
                 planned.append(size_bytes(one) + values_views(w, design, one, layout))
             name = tracker if t is None else f"{tracker} #{j}"
-            cases.append(harness.HarnessCase(name, kind, rows, params))
+            cases.append(harness_runner.HarnessCase(name, kind, rows, params))
             names.append(name)
             held.append(len(rows))
             exacts.append(exact)
@@ -179,13 +179,13 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
         )
         hashes = arrays[3] & 0x7FFF_FFFF if kind == "consumer-pending-acks" else arrays[3]
         cases.append(
-            harness.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
+            harness_runner.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
         )
         exact = Dataset(n, ledgers).build(pending).jvm_bytes() if n else 0
         meta.append(("pending acks", pending, ["pending acks"], [n], [exact], []))
     if not cases:
         raise UsageError("--verify: the workload exercises no tracker the release's classes hold")
-    measured = {m.name: m for m in harness.run(classpath, cases).measured}
+    measured = {m.name: m for m in harness_runner.run(classpath, cases).measured}
     out = []
     for tracker, design, names, held, exacts, planned in meta:
         reals = []

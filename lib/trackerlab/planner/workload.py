@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.planner.defaults import PulsarDefaults, defaults_for
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
@@ -317,7 +317,7 @@ class PlanWorkload:
     @staticmethod
     def read_file(path: str | Path) -> dict[str, object]:
         """The user values of a ``--workload`` YAML file, keys in ``_`` form, unparsed."""
-        from trackerlab.safe_yaml import read_user_text
+        from trackerlab.core.safe_yaml import read_user_text
         from trackerlab.spark.grid import load_yaml
 
         path = Path(path)

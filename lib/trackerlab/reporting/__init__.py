@@ -25,7 +25,7 @@ What notebooks use (every name here is public):
   :func:`figure_defects` (which ``trackerlab report`` runs on every displayed figure).
 """
 
-from trackerlab.paths import display_path
+from trackerlab.core.paths import display_path
 from trackerlab.reporting.figure_check import figure_defects
 from trackerlab.reporting.formatting import (
     format_bytes,

@@ -40,8 +40,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.errors import UsageError
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.errors import UsageError
 from trackerlab.reporting.seeds import SEED_FILE
 
 __all__ = [

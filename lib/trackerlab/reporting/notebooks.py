@@ -14,9 +14,9 @@ from pathlib import Path
 
 import nbformat
 
-from trackerlab.durable import os_error_text
-from trackerlab.errors import UsageError
-from trackerlab.safe_yaml import check_json_depth, read_user_text
+from trackerlab.core.durable import os_error_text
+from trackerlab.core.errors import UsageError
+from trackerlab.core.safe_yaml import check_json_depth, read_user_text
 
 #: Bound of the bounded reader for a notebook (an executed one holds its figures).
 MAX_NOTEBOOK_BYTES = 64 << 20
@@ -110,7 +110,7 @@ def notebook_title(nb: nbformat.NotebookNode, default: str) -> str:
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     """A notebook (version 4) through the bounded reader
-    (:func:`trackerlab.safe_yaml.read_user_text`: a regular file, at most
+    (:func:`trackerlab.core.safe_yaml.read_user_text`: a regular file, at most
     :data:`MAX_NOTEBOOK_BYTES`, nested at most ``MAX_JSON_DEPTH`` deep); one UsageError line
     naming the file otherwise. O(size)."""
     text = read_user_text(path, "notebook", MAX_NOTEBOOK_BYTES)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from trackerlab.planner.frames import choice_frame, rows_frame
-from trackerlab.planner.plan import Plan
+from trackerlab.planner.memory_plan import Plan
 from trackerlab.reporting.tables import Column, show_table
 
 __all__ = ["CHOICE_COLUMNS", "DESIGN_COLUMNS", "show_checks", "show_choices", "show_designs"]

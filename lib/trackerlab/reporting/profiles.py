@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trackerlab import safe_yaml
-from trackerlab.errors import UsageError, shown
-from trackerlab.params import check_choice
+from trackerlab.core import safe_yaml
+from trackerlab.core.errors import UsageError, shown
+from trackerlab.core.params import check_choice
 from trackerlab.reporting.notebooks import NotebookInfo, Parameter, inspect
 
 PROFILE_FILE = "profiles.yaml"

@@ -15,12 +15,12 @@ The folder keeps the list of files trackerlab wrote there (:data:`OWNED_LIST`); 
 deletes or replaces only files of that list (a folder without a list owns nothing, whatever
 its files say), and tells the user which other files it kept. The published folder keeps
 its mode (a ``chmod 700`` folder stays private) and every folder the user made, empty ones
-included. One ``flock`` (:class:`trackerlab.durable.FolderLock`) keeps two runs from
+included. One ``flock`` (:class:`trackerlab.core.durable.FolderLock`) keeps two runs from
 publishing into the same folder at once; whoever holds it removes the staging folders and
 temporary files of killed runs (trackerlab's own names only:
-:func:`trackerlab.durable.own_name`). An empty ``--out``, the filesystem root, the home
+:func:`trackerlab.core.durable.own_name`). An empty ``--out``, the filesystem root, the home
 folder, the current folder or one of its parents, and a folder holding a ``.git`` are
-refused (:func:`trackerlab.paths.check_out`, shared with ``sweep``).
+refused (:func:`trackerlab.core.paths.check_out`, shared with ``sweep``).
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from trackerlab import paths
-from trackerlab.durable import (
+from trackerlab.core import paths
+from trackerlab.core.durable import (
     FolderLock,
     atomic_write_bytes,
     os_error_text,
     own_name,
     remove_leftovers,
 )
-from trackerlab.errors import UsageError
-from trackerlab.safe_yaml import FileRefused, read_json
+from trackerlab.core.errors import UsageError
+from trackerlab.core.safe_yaml import FileRefused, read_json
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
@@ -77,7 +77,7 @@ def _renameat2_exchange(a: Path, b: Path) -> bool:
 
 def check_out(out: Path | str) -> Path:
     """``out`` resolved, or UsageError if it is empty or a folder a report must not swap
-    (:func:`trackerlab.paths.check_out`)."""
+    (:func:`trackerlab.core.paths.check_out`)."""
     return paths.check_out(out, "publish into", "reports/")
 
 

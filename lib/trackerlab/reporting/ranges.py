@@ -9,7 +9,7 @@ its range is refused with one line (``-p negative_acks:messages=0`` ->
 notebook runs, instead of failing inside the notebook. ``tests/reporting/test_ranges.py``
 fails when a notebook gains a numeric parameter no rule covers.
 
-:func:`estimate_report` is the report's cost guard (:mod:`trackerlab.budget`): for each
+:func:`estimate_report` is the report's cost guard (:mod:`trackerlab.core.budget`): for each
 notebook, its message counts times the length of its longest list parameter (the sweep
 axis a count is used along), at :data:`MESSAGES_PER_S` and :data:`BYTES_PER_MESSAGE`, plus
 rate x duration events at :data:`EVENTS_PER_S`. Deliberately coarse; it stops typos.
@@ -21,9 +21,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from trackerlab.budget import Estimate
-from trackerlab.errors import UsageError
-from trackerlab.params import MAX_SEED, check_choice, check_float, check_int
+from trackerlab.core.budget import Estimate
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import MAX_SEED, check_choice, check_float, check_int
 
 _YEAR_MS = 365 * 86_400_000
 

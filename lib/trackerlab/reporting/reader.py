@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from trackerlab.paths import display_path
+from trackerlab.core.paths import display_path
 from trackerlab.reporting.seeds import name_seeds
 
 __all__ = ["display_path", "reader_text"]

@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from trackerlab.errors import UsageError
-from trackerlab.params import check_text
-from trackerlab.paths import cache_dir
-from trackerlab.reporting import notebooks as nbs
+import trackerlab.reporting.notebooks as nbs
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_text
+from trackerlab.core.paths import cache_dir
 from trackerlab.reporting.export import export_report
-from trackerlab.reporting.index import FAILED_DIR, write_index
+from trackerlab.reporting.index_page import FAILED_DIR, write_index
 from trackerlab.reporting.profiles import get_profile, resolve
 from trackerlab.reporting.publish import check_out, check_writable, publish_error, staged
 from trackerlab.reporting.ranges import check_ranges, estimate_report
@@ -282,10 +282,10 @@ def run_report(
     (:mod:`trackerlab.reporting.ranges`), the output folder (:func:`check_out`: not empty,
     not the current folder...) and the cost guard (``allow_large`` goes past it).
     """
-    from trackerlab.budget import check as check_budget
-    from trackerlab.paths import notebooks_dir as default_notebooks
-    from trackerlab.paths import reports_dir
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.budget import check as check_budget
+    from trackerlab.core.paths import notebooks_dir as default_notebooks
+    from trackerlab.core.paths import reports_dir
+    from trackerlab.core.provenance import git_commit, library_versions
 
     if only is not None:
         only = [check_text("--only", name) for name in only]

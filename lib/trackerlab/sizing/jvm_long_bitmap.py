@@ -31,7 +31,7 @@ from functools import cache
 
 import numpy as np
 
-from trackerlab.sizing import jvm_roaring as jr
+import trackerlab.sizing.jvm_roaring as jr
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
 #: The shapes of ``ConcurrentRoaringBitmap``, newest first (the first is the default).

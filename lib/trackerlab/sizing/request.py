@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
-from trackerlab.params import check_choice, check_int
+from trackerlab.core.params import check_choice, check_int
 from trackerlab.sizing.jvm import LAYOUTS, ROARING_ARTS, JvmLayout
 from trackerlab.workloads.stream import Workload
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from trackerlab.sizing import jvm_roaring as jr
+import trackerlab.sizing.jvm_roaring as jr
 
 #: ``Node.serializeNodeBodySizeInBytes`` by node: leaf (6-B key + 8-B container index), Node4,
 #: Node16, Node48 (``LONGS_USED * 8`` = 256), Node256 (4 longs).

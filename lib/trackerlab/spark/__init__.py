@@ -8,7 +8,7 @@ Each grid point's designs are sized from counts by their catalog entries
 from trackerlab.spark.grid import Grid, GridPoint, load_grid, load_profile, parse_grid
 from trackerlab.spark.session import get_session, stop_session
 from trackerlab.spark.store import read_sweep
-from trackerlab.spark.sweep import run_sweep
+from trackerlab.spark.sweep_engine import run_sweep
 
 __all__ = [
     "Grid",

@@ -3,7 +3,7 @@
 :func:`messages_frame` is ``spark.range(lo, hi)`` (the message index) plus columns computed
 by Spark's code generation: ``publish_ms``, ``entry_seq``, ``ledger``, ``entry``, ``delay_ms``,
 ``deliver_at`` and ``bucket`` (``deliver_at`` with its low ``trim_bits`` cleared), of the
-selected messages only. The random values replicate :mod:`trackerlab.rng` (SplitMix64 keyed
+selected messages only. The random values replicate :mod:`trackerlab.core.rng` (SplitMix64 keyed
 by seed, stream and message index) with signed-long arithmetic: addition, multiplication and
 xor wrap around exactly as uint64 does, ``shiftrightunsigned`` is the logical shift, and the
 53-bit uniforms are exact doubles. The session must have ``spark.sql.ansi.enabled=false``
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from trackerlab import rng
+from trackerlab.core import rng
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.stream import DELAY_STREAM, MIX_STREAM, SELECT_STREAM, Workload
 
@@ -55,7 +55,7 @@ def _mix(z: Column) -> Column:
 
 
 def uniform_column(seed: int, stream: int, index: Column) -> Column:
-    """:func:`trackerlab.rng.uniforms` for the message indices in ``index``."""
+    """:func:`trackerlab.core.rng.uniforms` for the message indices in ``index``."""
     from pyspark.sql import functions as F
 
     key = int(rng.stream_key(seed, stream))

@@ -35,7 +35,7 @@ value to an axis does not reseed the other points, and a resumed sweep finds the
 its workload seed is ``SeedSequence([root_seed, point_id]).generate_state(1)[0]``, never a
 Spark partition index. Every design and shape of a point sizes the same message stream.
 
-Bad input raises :class:`~trackerlab.errors.UsageError` naming the file, the line (from
+Bad input raises :class:`~trackerlab.core.errors.UsageError` naming the file, the line (from
 the YAML marks) and the key.
 """
 
@@ -54,15 +54,15 @@ from typing import Any
 import numpy as np
 import yaml
 
-from trackerlab import safe_yaml
 from trackerlab.catalog import CATALOG
-from trackerlab.errors import UsageError
+from trackerlab.core import safe_yaml
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_choice, check_float, check_int
+from trackerlab.core.safe_yaml import BoundedLoader
 from trackerlab.models.delayed.time_bucket_runs import BucketRun
 from trackerlab.models.design import DELAYED, NACK
 from trackerlab.models.nack.pair_map_counts import MAX_ENTRIES as MAX_PAIR_MAP_ENTRIES
 from trackerlab.models.time_buckets.shapes import SHAPES
-from trackerlab.params import check_choice, check_float, check_int
-from trackerlab.safe_yaml import BoundedLoader
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.stream import PatternSpec, Workload
 from trackerlab.workloads.units import parse_duration_ms
@@ -91,7 +91,7 @@ WORKLOAD_AXES = (
 )
 SIZING_AXES = ("designs", "shapes")
 AXES = WORKLOAD_AXES + SIZING_AXES
-#: Engine settings and their defaults (see :mod:`trackerlab.spark.sweep`).
+#: Engine settings and their defaults (see :mod:`trackerlab.spark.sweep_engine`).
 SETTINGS: dict[str, Any] = {
     "engine": "python",
     "task_messages": 0,  # 0: one task per core, at most 2^26 messages each
@@ -117,7 +117,7 @@ _DEFAULTS = {
 
 
 class _LineLoader(BoundedLoader):
-    """The bounded loader (:mod:`trackerlab.safe_yaml`: aliases, nesting and expanded size
+    """The bounded loader (:mod:`trackerlab.core.safe_yaml`: aliases, nesting and expanded size
     capped) whose mappings remember the line of each key (``LineDict.lines``)."""
 
 
@@ -155,7 +155,7 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _co
 
 def load_yaml(text: str, name: str) -> Any:
     """Parse YAML keeping key lines; UsageError ``name:line: ...`` on a syntax error or a
-    document beyond the loader's bounds (:mod:`trackerlab.safe_yaml`)."""
+    document beyond the loader's bounds (:mod:`trackerlab.core.safe_yaml`)."""
     return safe_yaml.load(text, name, _LineLoader)
 
 

@@ -1,6 +1,6 @@
 """Result rows of a sweep point: one per design (and JVM shape), from the point's totals.
 
-Shared by the Spark engine (:mod:`trackerlab.spark.sweep`) and the single-process path
+Shared by the Spark engine (:mod:`trackerlab.spark.sweep_engine`) and the single-process path
 (:func:`local_rows`, what the notebook falls back to without a sweep folder), so a number
 means the same whichever way it was computed. No Spark import here. Each design is sized by
 its catalog entry's ``from_counts`` (:mod:`trackerlab.catalog`).
@@ -112,10 +112,10 @@ def local_rows(point: Any, tasks: list[tuple[int, int]] | None = None) -> list[d
 
 def index_rows(point: Any) -> list[dict[str, Any]]:
     """A point through the single-process pyroaring path: build the
-    :class:`~trackerlab.models.time_buckets.index.TimeBucketIndex`
+    :class:`~trackerlab.models.time_buckets.time_bucket_index.TimeBucketIndex`
     (:func:`trackerlab.models.delayed.time_bucket_runs.build_index`), size its content; the heap
     from the entries the heap builder keeps (each entry's last selected message, tracked when
-    due after one tick, as :func:`trackerlab.models.delayed.designs.size_heap`). For small points (the notebook's fallback, the equality tests)."""
+    due after one tick, as :func:`trackerlab.models.delayed.delayed_designs.size_heap`). For small points (the notebook's fallback, the equality tests)."""
     import dataclasses
 
     import numpy as np

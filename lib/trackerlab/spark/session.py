@@ -11,7 +11,7 @@ the project machines (2 cores, 24 GiB): see :data:`DEFAULTS`. Every setting live
 JVM launcher of ``trackerlab jvm-check`` (:mod:`trackerlab.jvmcheck.probe`) starts its own
 JVM without a SparkContext and does not use them.
 
-Failures are one-line :class:`~trackerlab.errors.UsageError` messages raised before any
+Failures are one-line :class:`~trackerlab.core.errors.UsageError` messages raised before any
 output is touched: Java missing or too old (checked first; :class:`SparkJavaMissing`, the one
 kind about something missing outside the repository), a malformed master URL (``local[0]``
 included), a ``spark://`` or ``k8s://`` master that does not answer a TCP connect within
@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from trackerlab.errors import UsageError
-from trackerlab.interrupts import sigint_held
-from trackerlab.log4j import file_log4j2, py4j_messages_to
-from trackerlab.paths import cache_dir
+from trackerlab.core.errors import UsageError
+from trackerlab.core.interrupts import sigint_held
+from trackerlab.core.log4j import file_log4j2, py4j_messages_to
+from trackerlab.core.paths import cache_dir
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -87,7 +87,7 @@ MAX_TASK_FAILURES = 100
 
 class SparkJavaMissing(UsageError):
     """No Java that Spark can use (none, or older than 17): the message is
-    :class:`~trackerlab.javacheck.JavaMissing`'s. Every other start-up failure (a configuration
+    :class:`~trackerlab.core.java_runtime.JavaMissing`'s. Every other start-up failure (a configuration
     Spark refuses, a driver JVM that exits, an unreachable master) is a plain UsageError."""
 
 
@@ -159,7 +159,7 @@ def check_master(master: str) -> str:
 def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> SparkSession:
     """The active session, or a new one: ``master`` if given, else the configured
     ``spark.master`` (spark-submit), else ``local[*]``; :data:`DEFAULTS` where unset."""
-    from trackerlab.javacheck import JavaMissing, require_java
+    from trackerlab.core.java_runtime import JavaMissing, require_java
 
     try:
         require_java()
@@ -329,8 +329,8 @@ def spark_action(where: str) -> Iterator[None]:
     Ctrl-C gives ``KeyboardInterrupt`` (exit 130), also when py4j turned it into a broken
     call; any other failure one UsageError naming ``where`` and the log holding the stacks.
     O(1) besides the block."""
-    from trackerlab.errors import UsageError
-    from trackerlab.interrupts import sigint_watched
+    from trackerlab.core.errors import UsageError
+    from trackerlab.core.interrupts import sigint_watched
 
     with sigint_watched() as interrupted:
         try:

@@ -7,9 +7,9 @@ Layout of ``data/sweeps/NAME/``::
                                point computed
     grid.json                  the expanded grid of the last run (one row per point)
     points/<key>.parquet       the rows of one point (designs x shapes), with provenance
-    .lock                      flock'ed while a sweep writes (trackerlab.durable.FolderLock)
+    .lock                      flock'ed while a sweep writes (trackerlab.core.durable.FolderLock)
 
-Every file is written durably (:func:`trackerlab.durable.atomic_write_bytes`: temporary file,
+Every file is written durably (:func:`trackerlab.core.durable.atomic_write_bytes`: temporary file,
 ``fsync``, rename, ``fsync`` of the folder), the point file first, then the manifest that
 records its SHA-256. A point counts as done only if its file reads back and matches the
 checksum (:meth:`SweepStore.completed`): a truncated, emptied or bit-flipped file is
@@ -20,9 +20,9 @@ its identity (point key, grid row, point id, delay input hash) in its Parquet me
 :meth:`SweepStore.verify` compares it with the file's name and, on resume, with the grid's
 point, whether or not the manifest has an entry or a checksum: a point file copied over
 another is recomputed with one line naming it, never adopted. Every file is read through
-the bounded reader (:func:`trackerlab.safe_yaml.read_user_file`: regular files only, a size
+the bounded reader (:func:`trackerlab.core.safe_yaml.read_user_file`: regular files only, a size
 bound, a JSON depth bound), so a FIFO, ``/dev/zero`` or a deeply nested manifest is one line.
-Temporary files of killed runs (named by :func:`trackerlab.durable.own_name`) are removed by
+Temporary files of killed runs (named by :func:`trackerlab.core.durable.own_name`) are removed by
 the next run that takes the lock; nothing else in the folder is. A point whose grid changed (another design list, an axis value removed)
 gets another key; its old file stays but :func:`read_sweep` reads only the last run's grid
 unless asked for every file. Reading needs only pandas/pyarrow, so reports render without
@@ -42,11 +42,11 @@ from typing import Any
 
 import pandas as pd
 
-from trackerlab.durable import FolderLock, atomic_write_bytes, os_error_text, remove_leftovers
-from trackerlab.errors import UsageError
-from trackerlab.parquet_bytes import read_parquet_bytes
-from trackerlab.paths import check_out
-from trackerlab.safe_yaml import FileRefused, read_json, read_user_file
+from trackerlab.core.durable import FolderLock, atomic_write_bytes, os_error_text, remove_leftovers
+from trackerlab.core.errors import UsageError
+from trackerlab.core.parquet_bytes import read_parquet_bytes
+from trackerlab.core.paths import check_out
+from trackerlab.core.safe_yaml import FileRefused, read_json, read_user_file
 
 FORMAT_VERSION = 2
 READABLE_FORMATS = (1, 2)  # 1: before checksums
@@ -131,7 +131,7 @@ class SweepStore:
 
     def check_out(self) -> None:
         """UsageError if ``--out`` is a folder no command may fill (the same refusals as
-        ``report --out``: :func:`trackerlab.paths.check_out`)."""
+        ``report --out``: :func:`trackerlab.core.paths.check_out`)."""
         check_out(self.root, "write sweep results into", "data/sweeps/NAME")
 
     def check_writable(self) -> None:
@@ -153,7 +153,7 @@ class SweepStore:
 
     def lock(self) -> list[Path]:
         """Take the folder's lock (UsageError if another process holds it), then remove the
-        temporary files killed runs left (:func:`trackerlab.durable.leftover`: trackerlab's
+        temporary files killed runs left (:func:`trackerlab.core.durable.leftover`: trackerlab's
         own names only); returns them."""
         try:
             (self.root / POINTS).mkdir(parents=True, exist_ok=True)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trackerlab.errors import UsageError
-from trackerlab.params import check_float, check_positive
-from trackerlab.safe_yaml import read_user_file
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_float, check_positive
+from trackerlab.core.safe_yaml import read_user_file
 from trackerlab.workloads.units import MAX_DURATION_MS, parse_duration_ms
 
 #: The largest ``empirical:FILE`` a spec reads (values are kept in memory).

@@ -3,7 +3,7 @@
 A :class:`Workload` describes a producer (rate, ledger rollover, batching) and which
 messages a consumer nacks or delays, with what delay. :meth:`Workload.chunks` yields
 :class:`MessageChunk` objects of at most ``chunk_size`` messages, so memory stays bounded
-for 1e8+ messages. Every random value comes from :mod:`trackerlab.rng`, keyed by the
+for 1e8+ messages. Every random value comes from :mod:`trackerlab.core.rng`, keyed by the
 message index, so the stream is identical for any chunk size or Spark partitioning.
 
 Conventions (PIP-393's and the TimeBucket blog's test loops):
@@ -30,13 +30,13 @@ from functools import cached_property
 
 import numpy as np
 
-from trackerlab import rng
-from trackerlab.errors import UsageError
-from trackerlab.params import MAX_LONG, check_float, check_int, check_seed
+from trackerlab.core import rng
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import MAX_LONG, check_float, check_int, check_seed
 from trackerlab.workloads.delay_spec import DelaySpec
 
 PATTERN_KINDS = ("all", "fraction", "burst")
-#: Counter-based random streams of a workload seed (:mod:`trackerlab.rng`): the delay of
+#: Counter-based random streams of a workload seed (:mod:`trackerlab.core.rng`): the delay of
 #: message i, whether a ``fraction`` pattern selects it, and which mixture part it takes.
 DELAY_STREAM, SELECT_STREAM, MIX_STREAM = 1, 2, 3
 #: 2023-11-14T22:13:20Z rounded down to a multiple of 2^20 ms, so buckets of up to 2^20 ms

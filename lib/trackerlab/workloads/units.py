@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Callable
 
-from trackerlab.errors import UsageError, shown
+from trackerlab.core.errors import UsageError, shown
 
 #: Milliseconds per duration unit.
 UNITS_MS = {"ms": 1, "s": 1000, "m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.delayed.delay_levels import (
     DAY_MS,
     HOUR_MS,

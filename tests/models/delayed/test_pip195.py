@@ -8,8 +8,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from pyroaring import BitMap
 
 from tests.reference.delayed import NaiveDelayedIndex
-from trackerlab.models.delayed import pip195 as bt
-from trackerlab.models.delayed.pip195 import BucketDelayedDeliveryTracker, cut_segments
+from trackerlab.models.delayed import pip195_tracker as bt
+from trackerlab.models.delayed.pip195_tracker import BucketDelayedDeliveryTracker, cut_segments
 
 ALL = 1 << 40
 

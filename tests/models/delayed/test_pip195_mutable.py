@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from trackerlab.catalog.designs import CATALOG
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.delayed import pip195_mutable as pm
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing.request import SizeRequest

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from tests.reference.delayed import NaiveDelayedIndex
-from trackerlab.models.delayed.time_buckets import BucketDelayedTracker, precision_bits_for_tick
+from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker, precision_bits_for_tick
 from trackerlab.workloads.stream import Workload
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from tests.reference.nack import NaiveNackRequests, trim_lower_bit
-from trackerlab.models.nack.time_buckets import MIN_NACK_DELAY_MS, BucketNackTracker
+from trackerlab.models.nack.pip393_tracker import MIN_NACK_DELAY_MS, BucketNackTracker
 from trackerlab.workloads.stream import Workload
 
 

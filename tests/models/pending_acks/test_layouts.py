@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from tests.reference.pending_acks import NaivePendingAcksMap
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.pending_acks.common import (
     INT32_MAX,
     INT32_MIN,

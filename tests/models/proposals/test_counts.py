@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trackerlab.catalog import CATALOG, SizeRequest, size
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.design import PointCounts
 from trackerlab.models.time_buckets import lab_stats as lab
 from trackerlab.models.time_buckets import reducer as bc

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.reference.receiver_queue_harness import simulate_naive
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.receiver_queue import HarnessConfig, simulate
 from trackerlab.models.receiver_queue.simulator import produce
 

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.receiver_queue.overshoot import (
     EXCLUSIVE,
     SHARED,

@@ -10,7 +10,7 @@ from trackerlab.models.primitives.fastutil_order import (
     fastutil_mix,
     iteration_order,
 )
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.workloads.stream import Workload
 
@@ -150,7 +150,7 @@ def test_add_reports_duplicates():
 
 
 def test_bad_trim_bits():
-    from trackerlab.errors import UsageError
+    from trackerlab.core.errors import UsageError
 
     with pytest.raises(UsageError, match=r"trim bits must be an integer in 0\.\.62, got 63"):
         TimeBucketIndex(63)

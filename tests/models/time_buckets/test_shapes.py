@@ -6,13 +6,13 @@ import pytest
 
 from tests.conftest import bucket_run
 from trackerlab.models.delayed.time_bucket_runs import build_index, measure
-from trackerlab.models.time_buckets.index import TimeBucketIndex
 from trackerlab.models.time_buckets.shapes import (
     jvm_bytes,
     jvm_bytes_from_content,
     per_bitmap_overhead,
     per_bucket_overhead,
 )
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import UNCOMPRESSED_OOPS
 

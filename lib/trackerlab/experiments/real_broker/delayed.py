@@ -16,7 +16,7 @@ Every ``sample_every_s`` seconds, per subscription:
 
 The measured value compared is the mean over the samples taken at steady state (from the
 longest delay plus two ticks on; :func:`steady`), per subscription. The plan is
-``trackerlab.planner.plan.plan`` for the same workload at the rate the client achieved, its
+``trackerlab.planner.memory_plan.plan`` for the same workload at the rate the client achieved, its
 release's default delayed row, per subscription, given the subscription's measured read lag
 (``--read-lag``: the backlog the dispatcher has not read into the tracker, ``msgBacklog -
 msgDelayed - unacked``, over the rate; :func:`read_lag_ms`). A dispatcher that falls behind
@@ -40,12 +40,12 @@ from pathlib import Path
 
 import pandas as pd
 
+import trackerlab.experiments.real_broker.results as results
 from trackerlab.broker import host as broker_host
 from trackerlab.broker import loadgen as broker_load
 from trackerlab.broker.process import _rss_bytes
 from trackerlab.broker.stats import subscription_stats
-from trackerlab.errors import UsageError
-from trackerlab.experiments.real_broker import results
+from trackerlab.core.errors import UsageError
 
 __all__ = [
     "FULL",
@@ -82,7 +82,7 @@ TICK_MS = 1000
 
 #: Broker settings a workload may override: ``ServiceConfiguration`` key -> (the plan option
 #: given the same value, the field's line at the release tags). The values go into
-#: ``broker.conf`` (:func:`trackerlab.broker.config.broker_properties`).
+#: ``broker.conf`` (:func:`trackerlab.broker.standalone_config.broker_properties`).
 BROKER_KNOBS: dict[str, tuple[str, str]] = {
     "delayedDeliveryFixedDelayDetectionLookahead": (
         "fixed_delay_lookahead",
@@ -205,7 +205,7 @@ SMOKE = (
 #:   (``InMemoryDelayedDeliveryTracker.java:300`` at v4.2.4) and reads stop, until the first
 #:   message comes due at 40 s: its replay clears ``messagesHaveFixedDelay``, and the
 #:   tracker then holds every message in flight as with the lookahead at 0
-#:   (:func:`trackerlab.planner.plan.lookahead_delay`); the 10,000 entries held back are read
+#:   (:func:`trackerlab.planner.memory_plan.lookahead_delay`); the 10,000 entries held back are read
 #:   within about 10 s on 4.2.4 (measured: 43,813 at 45 s, 58,566 at 50 s) and 20 s on
 #:   4.0.8 (45,957 at 50 s, 50,885 at 55 s, 58,485 at 60 s), so that row is steady from 62 s
 #:   (``settle_s``) with 80 s of load, the other from 42 s with 65 s;
@@ -291,7 +291,7 @@ def plan_row(w: DelayedWorkload, version: str, rate_per_s: float, read_lag_ms: f
     subscription, one partition), with the workload's broker settings as plan options and
     the dispatcher's measured ``--read-lag``."""
     from trackerlab.models.design import DELAYED
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
     from trackerlab.planner.workload import PlanWorkload
 
     workload = PlanWorkload.parse({
@@ -315,7 +315,7 @@ def simulate_bytes(w: DelayedWorkload, design: str, rate_per_s: float) -> tuple[
 
     The simulator has no ``delayedDeliveryFixedDelayDetectionLookahead``; neither has the
     steady state (the pause ends when the first message comes due:
-    :func:`trackerlab.planner.plan.lookahead_delay`), so the lookahead rows are simulated too.
+    :func:`trackerlab.planner.memory_plan.lookahead_delay`), so the lookahead rows are simulated too.
 
     O(seconds / 0.5 + samples x sampled buckets)."""
     from trackerlab.experiments import massive_delayed as md
@@ -489,8 +489,8 @@ def recompare(samples_file: Path) -> tuple[pd.DataFrame, dict[str, object]]:
     (``delayed-<workload>-<version>[-smoke]-samples.parquet``) with today's planner, and the
     provenance to store with it: the run's own, plus ``compared`` (this commit, the time, the
     samples file). ValueError naming the file when it cannot be read. O(samples + plans)."""
-    from trackerlab.experiments.real_broker import stored
-    from trackerlab.provenance import git_commit
+    import trackerlab.experiments.real_broker.stored as stored
+    from trackerlab.core.provenance import git_commit
 
     try:
         samples, meta = stored.read_result_file(samples_file)

@@ -20,7 +20,7 @@ delay plus the nack delay plus two seconds after the first send, and as long aga
 consumer last fell behind (a receipt lag above :data:`BEHIND_LAG_MS`: on two shared cores a
 cold broker and client can take tens of seconds to keep up), to the end of producing; no
 such sample gives the verdict "client behind". The plan is
-``trackerlab.planner.plan.plan`` for the same workload (rate the client achieved, nack
+``trackerlab.planner.memory_plan.plan`` for the same workload (rate the client achieved, nack
 share, nack delay, delayed share and delay, the release's defaults), its release's default
 nack row (one consumer, one partition). Results go to Parquet under ``data/broker/`` with
 provenance, written atomically (:mod:`trackerlab.experiments.real_broker.results`).
@@ -37,13 +37,13 @@ from pathlib import Path
 
 import pandas as pd
 
+import trackerlab.experiments.real_broker.results as results
 from trackerlab.broker import host as broker_host
 from trackerlab.broker import nackload
 from trackerlab.broker.loadgen import LoadFailed
 from trackerlab.broker.process import _rss_bytes
 from trackerlab.broker.stats import subscription_stats
-from trackerlab.errors import UsageError
-from trackerlab.experiments.real_broker import results
+from trackerlab.core.errors import UsageError
 
 __all__ = [
     "FULL",
@@ -145,7 +145,7 @@ def plan_row(w: NackWorkload, version: str, rate_per_s: float):
     """``trackerlab plan``'s default nack row for ``w`` at ``rate_per_s`` (the unit: one
     consumer, one partition)."""
     from trackerlab.models.design import NACK
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
     from trackerlab.planner.workload import PlanWorkload
 
     values: dict[str, object] = {

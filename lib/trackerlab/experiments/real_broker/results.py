@@ -58,7 +58,7 @@ def finish(
 
 def machine() -> dict[str, object]:
     """The machine a run took place on: node, CPUs, memory, system, Java."""
-    from trackerlab.javacheck import java_major
+    from trackerlab.core.java_runtime import java_major
 
     try:
         mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
@@ -73,7 +73,7 @@ def provenance(
 ) -> dict[str, object]:
     """Release, client version, run length and machine, with trackerlab's own provenance.
     ``result`` is a :class:`RunResult`; ``extra`` adds experiment-specific keys (e.g. the broker settings a run overrode)."""
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.provenance import git_commit, library_versions
 
     return {
         "experiment": experiment, "smoke": smoke,
@@ -97,7 +97,7 @@ def write_frames(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from trackerlab.durable import atomic_write_bytes
+    from trackerlab.core.durable import atomic_write_bytes
 
     out_dir.mkdir(parents=True, exist_ok=True)
     encoded = json.dumps(meta).encode()

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from trackerlab.parquet_bytes import read_parquet_bytes
-from trackerlab.paths import display_path, repo_root
-from trackerlab.safe_yaml import FileRefused, load_json, read_user_file
+from trackerlab.core.parquet_bytes import read_parquet_bytes
+from trackerlab.core.paths import display_path, repo_root
+from trackerlab.core.safe_yaml import FileRefused, load_json, read_user_file
 
 #: Bound of the bounded reader for one stored broker result file.
 MAX_RESULT_BYTES = 256 << 20

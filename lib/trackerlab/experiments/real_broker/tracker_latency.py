@@ -19,8 +19,8 @@ import pandas as pd
 
 from trackerlab.broker import trackercheck
 from trackerlab.broker.trackercheck import JmhSettings
+from trackerlab.core.provenance import git_commit, library_versions
 from trackerlab.experiments.real_broker.results import machine, write_frames
-from trackerlab.provenance import git_commit, library_versions
 
 __all__ = ["DEFAULT_RUNS", "run"]
 

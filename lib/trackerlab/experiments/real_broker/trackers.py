@@ -43,14 +43,14 @@ from pathlib import Path
 
 import pandas as pd
 
+import trackerlab.experiments.real_broker.results as results
 from trackerlab.broker import gclog
 from trackerlab.broker import host as broker_host
 from trackerlab.broker import loadgen as broker_load
 from trackerlab.broker.process import _rss_bytes
 from trackerlab.broker.stats import subscription_stats
-from trackerlab.errors import UsageError
-from trackerlab.experiments.real_broker import results
-from trackerlab.experiments.real_broker.receiver_queue import _shares, cpu_jiffies
+from trackerlab.core.errors import UsageError
+from trackerlab.experiments.real_broker.receiver_queue_live import _shares, cpu_jiffies
 
 __all__ = [
     "BEHIND_SHARE", "DEFAULT_PUBLISH_S", "DEFAULT_RATE_PER_S", "DEFAULT_SAMPLE_EVERY_S", "REBUILT",
@@ -385,7 +385,7 @@ def summarize(r: TrackersRun) -> dict[str, object]:
 
 def provenance(r: TrackersRun, smoke: bool) -> dict[str, object]:
     """The run's settings, release, client, machine and trackerlab's provenance."""
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.provenance import git_commit, library_versions
 
     return {
         "experiment": "trackers", "smoke": smoke, "tracker": asdict(r.tracker),

@@ -5,7 +5,7 @@ of a new ``ServiceConfiguration``, ``ConsumerConfigurationData`` and
 ``ClientConfigurationData``; the declared fields of every tracker class; and the classes a
 two-message build of each tracker holds. :func:`forms` turns those into the catalog design,
 shape and variant the release runs. The records live in ``data/pulsar_measured.yaml``
-(:func:`write`, ``trackerlab pulsar facts --write``); :mod:`trackerlab.releases` marks a
+(:func:`write`, ``trackerlab pulsar facts --write``); :mod:`trackerlab.models.pulsar_releases` marks a
 table fact ``measured`` where a record of its line agrees, and :func:`disagreements` lists
 where the table and a record differ (a test fails on any).
 """
@@ -18,12 +18,12 @@ from typing import Any
 
 import yaml
 
-from trackerlab import releases
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.jvmcheck.pulsar.harness import JvmRun
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.paths import data_dir
+from trackerlab.jvmcheck.pulsar.harness_runner import JvmRun
 from trackerlab.jvmcheck.pulsar.lines import PulsarBuild
 from trackerlab.jvmcheck.pulsar.maven import ClassPath
-from trackerlab.paths import data_dir
+from trackerlab.models import pulsar_releases
 
 __all__ = ["DEFAULTS", "disagreements", "forms", "measure", "read", "record", "write"]
 
@@ -199,7 +199,7 @@ HEADER = """\
 # configuration defaults read by reflection from a new ServiceConfiguration,
 # ConsumerConfigurationData and ClientConfigurationData of that release, and the design each
 # tracker runs, from its class's declared fields and the classes a two-message build holds.
-# Values are in the units of data/pulsar_releases.yaml (its `units`). trackerlab.releases
+# Values are in the units of data/pulsar_releases.yaml (its `units`). trackerlab.models.pulsar_releases
 # marks a table fact `measured` where a record of its line agrees with it;
 # tests/experiments/test_real_pulsar_facts.py fails where they disagree.
 """
@@ -240,7 +240,7 @@ def disagreements(records: Mapping[str, Any] | None = None) -> list[str]:
     the measured records: one line each."""
     out = []
     for version, rec in (read() if records is None else records).items():
-        release = releases.resolve(version)
+        release = pulsar_releases.resolve(version)
         for knob, fact in rec["defaults"].items():
             if knob not in release.defaults:
                 out.append(f"{version}: {knob} is not in the table (measured {fact['value']!r})")
@@ -255,7 +255,7 @@ def disagreements(records: Mapping[str, Any] | None = None) -> list[str]:
                        f"the class path has RoaringBitmap {jar}")  # fmt: skip
         for tracker, form in rec["trackers"].items():
             choice = release.choice(tracker)
-            for key in releases.MEASURED_FORM:
+            for key in pulsar_releases.MEASURED_FORM:
                 if key in form and getattr(choice, key) != form[key]:
                     out.append(f"{version}: {tracker} {key} table {getattr(choice, key)!r}, "
                                f"measured {form[key]!r} ({form.get('field', '')})")  # fmt: skip

@@ -1,15 +1,14 @@
 """Every published number against the toolkit: one small function per id, and its verdict.
 
 The reproducer modules below register their functions with
-:func:`~trackerlab.experiments.reproduce.registry.reproduces` when imported; importing this
+:func:`~trackerlab.experiments.reproduce.number_registry.reproduces` when imported; importing this
 package (which any import of its modules does first) imports them all, explicitly.
 ``trackerlab reproduce`` and the notebooks call :func:`reproduce`, so a table in a report and
 on the terminal can never disagree.
 """
 
 from trackerlab.experiments.reproduce import heaps, pending_acks, receiver_queue, time_buckets
-from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.experiments.reproduce.registry import (
+from trackerlab.experiments.reproduce.number_registry import (
     BY_CONSTRUCTION,
     CATEGORIES,
     DEVIATES,
@@ -27,6 +26,7 @@ from trackerlab.experiments.reproduce.registry import (
     reproduce,
     summary,
 )
+from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.experiments.reproduce.time_buckets import BLOG, PIP_X50, PIP_X500
 
 #: The reproducer modules, in the order their ids appear.

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackerlab.experiments.reproduce.number_registry import Reproduction, reproduces
 from trackerlab.experiments.reproduce.published import PublishedNumber
-from trackerlab.experiments.reproduce.registry import Reproduction, reproduces
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.primitives.pair_hash_map import ConcurrentLongLongPairHashMap, float_times
 from trackerlab.models.primitives.triple_heap import (

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from trackerlab.experiments.pending_acks_sizes import built, retained_after
+from trackerlab.experiments.reproduce.number_registry import Reproduction, reproduces
 from trackerlab.experiments.reproduce.published import PublishedNumber
-from trackerlab.experiments.reproduce.registry import Reproduction, reproduces
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.sizing.python import python_real_bytes
 

@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.errors import UsageError
-from trackerlab.paths import published_csv
+from trackerlab.core.errors import UsageError
+from trackerlab.core.paths import published_csv
 
 #: Bytes per published unit. "MB" is MiB in every seed (see the module docstring).
 UNIT_BYTES = {

@@ -24,7 +24,7 @@ the sum over those rows of the log of the published outcome's smoothed frequency
 every row.
 
 **Verdicts** are the reviewed table's (``data/published/verdicts.csv``), checked by
-:func:`~trackerlab.experiments.reproduce.registry.judge`; this module returns numbers only.
+:func:`~trackerlab.experiments.reproduce.number_registry.judge`; this module returns numbers only.
 The table follows the fit: a row is ``reproduced`` only if it is held out, its predicted
 (most frequent) outcome is the published one, and some candidate would have predicted
 otherwise; a row every candidate predicts is ``reproduced by construction`` (the code fixes
@@ -46,9 +46,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.experiments.reproduce.registry import (
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.paths import cache_dir
+from trackerlab.core.safe_yaml import FileRefused, read_json
+from trackerlab.experiments.reproduce.number_registry import (
     BY_CONSTRUCTION,
     DEVIATES,
     EXPLAINED,
@@ -57,10 +58,9 @@ from trackerlab.experiments.reproduce.registry import (
     Reproduction,
     reproduces,
 )
+from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.models import receiver_queue as receiver_queue_models
 from trackerlab.models.receiver_queue import HarnessConfig, produce, simulate
-from trackerlab.paths import cache_dir
-from trackerlab.safe_yaml import FileRefused, read_json
 
 __all__ = [
     "CANDIDATES_US",
@@ -336,7 +336,7 @@ def fit_report(candidates: tuple[float, ...] = CANDIDATES_US, cache: bool = True
     """Simulate every row under every candidate; fit on :data:`FIT_IDS`; leave-one-out.
 
     ``cache=False`` simulates even when the content-keyed cache (``$TRACKERLAB_CACHE``,
-    see :func:`trackerlab.paths.cache_dir`) holds this model's results."""
+    see :func:`trackerlab.core.paths.cache_dir`) holds this model's results."""
     rows = tuple(table_rows())
     preds = _predictions(rows, candidates, cache)
     fitted = _choose(preds, [r for r in rows if r.id in FIT_IDS])
@@ -357,7 +357,7 @@ def _outcome(text: str) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class RealRuns:
     """The stored real-broker runs (``trackerlab broker receiver-queue``) as outcomes per
-    run, row, client and snapshot (:func:`~trackerlab.experiments.real_broker.receiver_queue.outcomes`)."""
+    run, row, client and snapshot (:func:`~trackerlab.experiments.real_broker.receiver_queue_live.outcomes`)."""
 
     table: object  # pandas DataFrame
     versions: tuple[str, ...]
@@ -418,10 +418,10 @@ def _ranked(counts: Counter) -> list[tuple[tuple[int, ...], int]]:
 @functools.cache
 def real_runs(folder: str | None = None) -> RealRuns | None:
     """The runs stored under ``folder`` (default ``data/broker/receiver_queue/``) on the
-    PR's release line (:data:`~trackerlab.experiments.real_broker.receiver_queue.DEFAULT_VERSION`)
+    PR's release line (:data:`~trackerlab.experiments.real_broker.receiver_queue_live.DEFAULT_VERSION`)
     with every row run alone, or None when there are none. A damaged file is left out."""
-    from trackerlab.experiments.real_broker import receiver_queue as real
-    from trackerlab.paths import data_dir
+    from trackerlab.core.paths import data_dir
+    from trackerlab.experiments.real_broker import receiver_queue_live as real
 
     path = Path(folder) if folder else data_dir() / "broker" / "receiver_queue"
     stored = real.read_runs(path)
@@ -844,7 +844,7 @@ def reproduction_table(report: FitReport | None = None):
     """Published vs predicted per row, with the fit's bookkeeping, as a DataFrame."""
     import pandas as pd
 
-    from trackerlab.experiments.reproduce.registry import reproduce
+    from trackerlab.experiments.reproduce.number_registry import reproduce
 
     report = report or fit_report()
     verdicts = {r.id: r for r in reproduce([r.id for r in report.rows])}

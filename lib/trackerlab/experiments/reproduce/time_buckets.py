@@ -14,8 +14,8 @@ numbers rest on:
 
 from __future__ import annotations
 
+from trackerlab.experiments.reproduce.number_registry import FORMULA, Reproduction, reproduces
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.experiments.reproduce.registry import FORMULA, Reproduction, reproduces
 from trackerlab.models.delayed.time_bucket_runs import (
     BucketRun,
     BucketSizes,

@@ -2,7 +2,13 @@
 (:mod:`.maven`, :mod:`.lines`) and the harness JVM that builds and measures them with JOL
 (:mod:`.harness`; Java sources in ``maven/src/main/java/trackerlab/pulsar``)."""
 
-from trackerlab.jvmcheck.pulsar.harness import HarnessCase, HarnessFailed, Measured, facts, run
+from trackerlab.jvmcheck.pulsar.harness_runner import (
+    HarnessCase,
+    HarnessFailed,
+    Measured,
+    facts,
+    run,
+)
 from trackerlab.jvmcheck.pulsar.lines import BUILDS, CI_BUILDS, PulsarBuild, select_builds
 from trackerlab.jvmcheck.pulsar.maven import (
     ClassPath,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 __all__ = ["BUILDS", "CI_BUILDS", "PulsarBuild", "select_builds"]
 

@@ -27,8 +27,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.interrupts import die_with_parent
-from trackerlab.paths import cache_dir
+from trackerlab.core.interrupts import die_with_parent
+from trackerlab.core.paths import cache_dir
 
 MAVEN_DIR = Path(__file__).resolve().parent / "maven"
 #: Sends every repository a Pulsar pom names to Maven Central (``trackerlab.broker`` too).

@@ -14,7 +14,7 @@ into the sizes of the Java structures it keeps:
   filled with the entries that land in them (exact for point-mass delays, Poisson-drawn for
   densities) and sized by :func:`~trackerlab.models.time_buckets.shapes.jvm_bytes_from_content`,
   then scaled up;
-- ``pip195``: :mod:`trackerlab.models.delayed.pip195`. Seals happen at ledger rollovers once
+- ``pip195``: :mod:`trackerlab.models.delayed.pip195_tracker`. Seals happen at ledger rollovers once
   the mutable bucket holds ``minIndexCountPerBucket`` indexes; every sealed bucket with the same
   ledger span has the same segment structure, cut once from its fluid deliverAt distribution;
   the per-bucket time profiles (shared-queue content, loads, liveness) are summed over seals by
@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from trackerlab.models.delayed import pip195 as bt
+import trackerlab.models.delayed.pip195_tracker as bt
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.delayed.delay_levels import DelayLevelTopicPartitionStrategy
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
 from trackerlab.models.primitives.triple_heap_counts import TripleHeapCapacity, capacity_for_counts
 from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content
 from trackerlab.sizing import jvm_collections as jc

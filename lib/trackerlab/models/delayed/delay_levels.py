@@ -26,7 +26,7 @@ What the seed leaves open, and how this model fills it:
 
 Bad input: a maximum delay of 0 or less, an unknown ``PartitionBy``, and more than
 :data:`MAX_PARTITIONS` partitions (the seed's question 3: "an unreasonable policy ... may lead
-to too many partitions") are :class:`~trackerlab.errors.UsageError`.
+to too many partitions") are :class:`~trackerlab.core.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_choice, check_positive
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
-from trackerlab.params import check_choice, check_positive
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS

@@ -10,7 +10,7 @@ and #26117 introduced ``LongBitmap``)::
 
 - ``addMessage``: refuse (dispatch now) when ``deliverAt < 0 || deliverAt <= cutoff``;
   bucket key ``roundTimestamp(deliverAt)`` (strict: round up, saturating; else floor, see
-  :mod:`trackerlab.models.delayed.time_buckets` variant ``c``); leaf
+  :mod:`trackerlab.models.delayed.bucketed_tracker` variant ``c``); leaf
   ``LongBitmaps.create()``; ``oldSize = serializedSize(); if (checkedAdd(entryId))
   memoryUsage += serializedSize() - oldSize, count++``;
 - ``getScheduledMessages(n)``: while the first bucket key ``<= getBucketCutoffTime()``, for each
@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from sortedcontainers import SortedDict
 
-from trackerlab.models.delayed import aggregated
-from trackerlab.models.delayed.time_buckets import BucketDelayedTracker
+import trackerlab.models.delayed.aggregated as aggregated
+from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker
 from trackerlab.models.design import DELAYED, Design
 from trackerlab.models.primitives.long_bitmap import SHAPES, ConcurrentRoaringBitmap
 from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content

@@ -16,7 +16,7 @@ for byte against those classes by ``trackerlab jvm-check --pulsar``):
 ``getBufferMemoryUsage()`` is the two queues' ``bytesCapacity()``. A bucket seals when a
 message of a later ledger arrives while the mutable bucket holds ``minIndexCountPerBucket``
 (50,000) indexes; what it then keeps (immutable buckets, their bitmaps and segments) is the
-time-stepped model's (:mod:`trackerlab.models.delayed.pip195`), not this module's. Master's
+time-stepped model's (:mod:`trackerlab.models.delayed.pip195_tracker`), not this module's. Master's
 tracker holds ``LongBitmap`` leaves and heap queues (#26117, #26183): not this module either.
 """
 

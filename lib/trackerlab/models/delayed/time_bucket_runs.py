@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from trackerlab.models.delayed.time_buckets import BucketDelayedTracker, precision_bits_for_tick
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
+from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker, precision_bits_for_tick
 from trackerlab.models.time_buckets.shapes import (
     jvm_bytes,
     per_bitmap_overhead,
     per_bucket_overhead,
 )
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing import theory
 from trackerlab.sizing.jvm import LAYOUTS
 from trackerlab.sizing.python import python_real_bytes
@@ -34,7 +34,7 @@ class BucketRun:
     ``shape`` is the Java declaration sized (:mod:`trackerlab.models.time_buckets.shapes`).
 
     With ``tick_ms`` the run is the delayed tracker's: messages go through
-    :meth:`BucketDelayedTracker.add_chunk <trackerlab.models.delayed.time_buckets.BucketDelayedTracker.add_chunk>`,
+    :meth:`BucketDelayedTracker.add_chunk <trackerlab.models.delayed.bucketed_tracker.BucketDelayedTracker.add_chunk>`,
     so those due within one tick are dispatched, not tracked, and ``trim_bits`` must be the
     tracker's ``floor(log2 tick)``. Without it every message is indexed (PIP-393's test loop).
     """

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, Design
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
 from trackerlab.models.time_buckets.shapes import jvm_bytes_from_content
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
@@ -218,7 +218,7 @@ def per_bucket_extra_bytes(layout: JvmLayout = COMPRESSED) -> float:
 def simulate(topic, retention, settings):
     """The aggregated time-bucket run with RB inner maps, one index for every subscription
     (``shared_memory``), plus the skip list's and the bucket locks' per-bucket bytes."""
-    from trackerlab.models.delayed import aggregated
+    import trackerlab.models.delayed.aggregated as aggregated
 
     run = aggregated.time_bucket_design(
         topic, retention, settings, leaf="roaring64", shape="avl-rb"

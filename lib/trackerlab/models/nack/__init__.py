@@ -5,6 +5,6 @@ from trackerlab.models.nack.map_trackers import (
     NegativeAcksTrackerHashMap,
     NegativeAcksTrackerPairMap,
 )
-from trackerlab.models.nack.time_buckets import BucketNackTracker
+from trackerlab.models.nack.pip393_tracker import BucketNackTracker
 
 __all__ = ["BucketNackTracker", "NegativeAcksTrackerHashMap", "NegativeAcksTrackerPairMap"]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.pending_acks.common import INT32_MAX, INT32_MIN
 
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]

@@ -35,8 +35,8 @@ from typing import ClassVar, Protocol
 
 from sortedcontainers import SortedDict
 
+from trackerlab.core.params import check_int
 from trackerlab.models.primitives.op_cost import OpCost
-from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackerlab.core.params import check_choice, check_int
 from trackerlab.models.pending_acks.common import PendingAcksModel
 from trackerlab.models.pending_acks.open_hash import OpenHashPendingAcks, PrimitiveMapPendingAcks
 from trackerlab.models.pending_acks.packed import (
@@ -36,7 +37,6 @@ from trackerlab.models.pending_acks.packed import (
 )
 from trackerlab.models.pending_acks.pair_hash import PairHashPendingAcks
 from trackerlab.models.pending_acks.treemap import TreeMapPendingAcks
-from trackerlab.params import check_choice, check_int
 
 LAYOUTS: dict[str, type[PendingAcksModel]] = {
     cls.name: cls

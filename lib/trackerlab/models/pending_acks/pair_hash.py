@@ -89,7 +89,7 @@ class PairHashPendingAcks(PendingAcksModel):
         return self._get(ledger_id, entry_id) is not None
 
     def _put(self, ledger_id: int, entry_id: int, pair: Pair) -> bool:
-        from trackerlab.params import check_int
+        from trackerlab.core.params import check_int
 
         check_int("ledger_id", ledger_id, 0)  # key1 >= 0 in ConcurrentLongLongPairHashMap
         new = self._get(ledger_id, entry_id) is None
@@ -156,7 +156,7 @@ class PairHashPendingAcks(PendingAcksModel):
     def from_arrays(cls, ledger_ids, entry_ids, remaining, hashes) -> PairHashPendingAcks:
         """``put`` of every row in order (``ConcurrentLongLongPairHashMap.from_arrays``: same
         capacity and bucket set; colliding keys in a canonical order). O(n log n)."""
-        from trackerlab.errors import UsageError
+        from trackerlab.core.errors import UsageError
         from trackerlab.models.pending_acks.bulk import check_arrays
 
         ledgers, entries, rem, hsh = check_arrays(ledger_ids, entry_ids, remaining, hashes)

@@ -37,8 +37,8 @@ import numpy as np
 from pyroaring import BitMap
 from sortedcontainers import SortedDict
 
+import trackerlab.models.proposals.counts as counts
 from trackerlab.models.design import DELAYED, Design, PointCounts
-from trackerlab.models.proposals import counts
 from trackerlab.models.proposals.base import GrowthRule, ProposalTracker, tree_depth
 from trackerlab.models.proposals.flat_buckets import ENTRY_MASK, build, plain_bitmap
 from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS, SPILL_AT

@@ -25,10 +25,10 @@ from functools import cached_property
 
 import numpy as np
 
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.core.params import check_int
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.primitives.op_cost import OpCost
 from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, LedgerSlots
-from trackerlab.params import check_int
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads.stream import MessageChunk
 

@@ -32,9 +32,9 @@ import numpy as np
 from pyroaring import BitMap
 from sortedcontainers import SortedDict
 
-from trackerlab.errors import UsageError
+import trackerlab.models.proposals.counts as counts
+from trackerlab.core.errors import UsageError
 from trackerlab.models.design import DELAYED, Design, PointCounts
-from trackerlab.models.proposals import counts
 from trackerlab.models.proposals.base import ProposalTracker, tree_depth
 from trackerlab.models.proposals.ledger_slots import MAX_ENTRY_ID, MAX_WINDOW
 from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.sizing import theory
 from trackerlab.workloads.delay_spec import DelaySpec
 

@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sortedcontainers import SortedDict
 
+import trackerlab.models.proposals.counts as counts
 from trackerlab.models.design import DELAYED, Design, PointCounts
-from trackerlab.models.proposals import counts
 from trackerlab.models.proposals.base import ProposalTracker, tree_depth
 from trackerlab.models.proposals.flat_buckets import build
 from trackerlab.models.proposals.gap_stream import HEADER_BYTES, GapStream, stream_length

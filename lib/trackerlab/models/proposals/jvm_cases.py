@@ -14,9 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from trackerlab.jvmcheck.cases import ProbeCase
+import trackerlab.models.proposals.adaptive_leaf as adaptive_leaf
+import trackerlab.models.proposals.flat_buckets as flat_buckets
+import trackerlab.models.proposals.hier_buckets as hier_buckets
+import trackerlab.models.proposals.sealed_buckets as sealed_buckets
 from trackerlab.jvmcheck.probe import JvmProbe
-from trackerlab.models.proposals import adaptive_leaf, flat_buckets, hier_buckets, sealed_buckets
+from trackerlab.jvmcheck.probe_cases import ProbeCase
 from trackerlab.sizing.jvm import JvmLayout
 from trackerlab.workloads.stream import Workload
 

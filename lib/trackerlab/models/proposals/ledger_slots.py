@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 from trackerlab.models.time_buckets.lab_stats import ENTRY_BITS, SLOT_MASK
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import trackerlab.models.proposals.counts as counts
 from trackerlab.models.design import DELAYED, Design, PointCounts
-from trackerlab.models.proposals import counts
 from trackerlab.models.proposals.flat_buckets import FlatBucketTracker, build
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout

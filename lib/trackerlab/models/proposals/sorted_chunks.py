@@ -85,7 +85,7 @@ from dataclasses import dataclass
 import numpy as np
 from pyroaring import BitMap64
 
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, Design
 from trackerlab.models.proposals.base import ProposalTracker, tree_depth
 from trackerlab.models.proposals.counts import roaring_fixed_bytes

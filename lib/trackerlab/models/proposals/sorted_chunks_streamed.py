@@ -30,9 +30,9 @@ the same :class:`~trackerlab.models.proposals.sorted_chunks.SortedBuild` (same `
    sizing rules and their exactness claims are unchanged) and ``fixed_bytes``.
 
 Temporary files live in one folder under ``spill_root`` (default: the system's temporary
-folder) named by :func:`trackerlab.durable.own_name` (``.trackerlab-PID-RANDOM.staging``),
+folder) named by :func:`trackerlab.core.durable.own_name` (``.trackerlab-PID-RANDOM.staging``),
 removed when the build returns or raises; a folder left by a killed build (SIGKILL, power cut)
-is removed by the next build under the same root (:func:`trackerlab.durable.remove_leftovers`:
+is removed by the next build under the same root (:func:`trackerlab.core.durable.remove_leftovers`:
 only trackerlab's own names whose pid no longer runs). Disk: at most 12 B per tracked message (24 B when a run's
 tick or ledger span exceeds 2^32). Stated limit: entry ids below 2^32 (a
 :class:`~trackerlab.workloads.stream.Workload` never exceeds 2^31 - 1; the in-memory build's
@@ -78,9 +78,9 @@ from pathlib import Path
 
 import numpy as np
 
-from trackerlab.durable import own_name, remove_leftovers
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
-from trackerlab.models.proposals import sorted_chunks as sc
+import trackerlab.models.proposals.sorted_chunks as sc
+from trackerlab.core.durable import own_name, remove_leftovers
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.proposals.counts import roaring_fixed_bytes
 from trackerlab.models.time_buckets import shapes as tbs
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout

@@ -21,9 +21,11 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from trackerlab.models.receiver_queue import batch_container as bc
-from trackerlab.models.receiver_queue import dispatcher as dp
-from trackerlab.models.receiver_queue import go, java
+import trackerlab.models.receiver_queue.batch_container as bc
+import trackerlab.models.receiver_queue.dispatcher as dp
+import trackerlab.models.receiver_queue.go as go
+import trackerlab.models.receiver_queue.java as java
+from trackerlab.core.params import check_choice, check_float, check_int, check_positive
 from trackerlab.models.receiver_queue.multi_topics import DRAINS
 from trackerlab.models.receiver_queue.overshoot import EXCLUSIVE, SUBSCRIPTION_TYPES
 from trackerlab.models.receiver_queue.perf_producer import (
@@ -31,7 +33,6 @@ from trackerlab.models.receiver_queue.perf_producer import (
     ProducerTiming,
 )
 from trackerlab.models.receiver_queue.token_bucket import LIMITERS
-from trackerlab.params import check_choice, check_float, check_int, check_positive
 
 CLIENTS = ("go", "java")
 NS = 1_000_000_000

@@ -74,7 +74,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from trackerlab.params import check_choice, check_int
+from trackerlab.core.params import check_choice, check_int
 
 #: ``dispatcherMaxReadBatchSize = 100`` (``ServiceConfiguration.java:1332`` @ 534a635d, v4.2.4).
 DISPATCHER_MAX_READ_BATCH_SIZE = 100

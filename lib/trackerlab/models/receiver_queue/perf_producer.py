@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackerlab import rng
+from trackerlab.core import rng
 from trackerlab.models.receiver_queue.batch_container import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DELAY_MS,
@@ -158,7 +158,7 @@ class _PartitionProducer:
         self.pending_count += count
 
 
-#: Stream of the counter-based generator (:mod:`trackerlab.rng`) for the tick delays.
+#: Stream of the counter-based generator (:mod:`trackerlab.core.rng`) for the tick delays.
 TICK_LATENCY_STREAM = 0x51
 
 

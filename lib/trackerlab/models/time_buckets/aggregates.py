@@ -39,7 +39,7 @@ from functools import cache
 
 import numpy as np
 
-from trackerlab.models.time_buckets import shapes as tbs
+import trackerlab.models.time_buckets.shapes as tbs
 from trackerlab.models.time_buckets.lab_stats import LabHistograms
 from trackerlab.sizing import theory
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout

@@ -1,6 +1,6 @@
 """The exact content of a time-bucket index, reduced from message arrays as they stream by.
 
-A :class:`~trackerlab.models.time_buckets.index.TimeBucketIndex` is fully described, for sizing,
+A :class:`~trackerlab.models.time_buckets.time_bucket_index.TimeBucketIndex` is fully described, for sizing,
 by its (bucket, ledger, 2^16 chunk) rows: cardinality and number of runs. This module
 derives them from ``(bucket, ledger, entry)`` arrays with numpy and folds them, as soon as
 a ledger is finished, into additive totals (:data:`TOTAL_FIELDS`) and per-bucket ledger
@@ -36,10 +36,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackerlab.models.time_buckets import aggregates as tba
-from trackerlab.models.time_buckets import lab_stats as lab
-from trackerlab.models.time_buckets import shapes as tbs
-from trackerlab.models.time_buckets.index import trim_lower_bits
+import trackerlab.models.time_buckets.aggregates as tba
+import trackerlab.models.time_buckets.lab_stats as lab
+import trackerlab.models.time_buckets.shapes as tbs
+from trackerlab.models.time_buckets.time_bucket_index import trim_lower_bits
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads.stream import MessageChunk, Workload
 

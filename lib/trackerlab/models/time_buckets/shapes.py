@@ -1,4 +1,4 @@
-"""Sizes of a :class:`~trackerlab.models.time_buckets.index.TimeBucketIndex` in the three columns.
+"""Sizes of a :class:`~trackerlab.models.time_buckets.time_bucket_index.TimeBucketIndex` in the three columns.
 
 JVM shapes (the Java declarations each Pulsar version used):
 
@@ -25,8 +25,8 @@ from functools import cache
 
 import numpy as np
 
-from trackerlab.models.time_buckets.index import TimeBucketIndex
-from trackerlab.params import check_choice
+from trackerlab.core.params import check_choice
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex
 from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing import jvm_long_bitmap as jl
 from trackerlab.sizing import jvm_roaring as jr

@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
+from trackerlab.core.params import check_choice, check_float, check_int, check_positive
 from trackerlab.models.receiver_queue import go, java
 from trackerlab.models.receiver_queue.memory_limit import DEFAULT_MEMORY_LIMIT_BYTES
-from trackerlab.params import check_choice, check_float, check_int, check_positive
 
 CLIENTS = ("go", "java")
 RECEIVE_MODES = ("receive", "batch")

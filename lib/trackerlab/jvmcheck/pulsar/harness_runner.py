@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from trackerlab.interrupts import die_with_parent
-from trackerlab.javacheck import java_executable, java_major, require_java
+from trackerlab.core.interrupts import die_with_parent
+from trackerlab.core.java_runtime import java_executable, java_major, require_java
+from trackerlab.core.paths import cache_dir
 from trackerlab.jvmcheck.pulsar.maven import ClassPath
-from trackerlab.paths import cache_dir
 
 MAIN_CLASS = "trackerlab.pulsar.RealCheck"
 #: Seconds one harness JVM may run before it is stopped.

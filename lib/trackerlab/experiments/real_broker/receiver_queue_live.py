@@ -245,7 +245,7 @@ class _RowClients:
 def _start_row(row: QueueRow, topic: str, broker, perf: Path, built, run_dir: Path) -> _RowClients:
     from trackerlab.broker import goperf
     from trackerlab.broker.loadgen import start_client
-    from trackerlab.interrupts import die_with_parent
+    from trackerlab.core.interrupts import die_with_parent
 
     create_topic(broker.admin_url, topic, row.partitions)
     go_log = run_dir / f"{topic}-go-consume.log"
@@ -297,7 +297,7 @@ def _wait_subscribed(broker, clients: list[_RowClients]) -> None:
 
 def _start_producer(c: _RowClients, broker, perf: Path, run_dir: Path) -> None:
     from trackerlab.broker import goperf
-    from trackerlab.interrupts import die_with_parent
+    from trackerlab.core.interrupts import die_with_parent
 
     c.produce_log = run_dir / f"{c.topic}-go-produce.log"
     with open(c.produce_log, "wb") as out:
@@ -519,8 +519,8 @@ def write(
 ) -> list[Path]:
     """``rq-<version>-<run id>[-smoke].parquet`` and ``...-rows.parquet``, each written
     atomically with the provenance (``facts``, the machine, the commit) in its metadata."""
+    from trackerlab.core.provenance import git_commit, library_versions
     from trackerlab.experiments.real_broker.results import machine, write_frames
-    from trackerlab.provenance import git_commit, library_versions
 
     meta = {"experiment": "receiver-queue", "smoke": smoke, **facts, "machine": machine(),
             "git_commit": git_commit(), "versions": library_versions(),

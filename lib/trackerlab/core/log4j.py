@@ -7,7 +7,7 @@
 - :func:`console_log4j2` (the broker and its workload client): one console stream, which
   their launchers send to the run's log files.
 
-The files are written once to the cache folder (:func:`trackerlab.paths.cache_dir`).
+The files are written once to the cache folder (:func:`trackerlab.core.paths.cache_dir`).
 :func:`py4j_messages_to` sends the Python side's messages (py4j's) to a log file as well.
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from trackerlab.durable import atomic_write_bytes
-from trackerlab.paths import cache_dir
+from trackerlab.core.durable import atomic_write_bytes
+from trackerlab.core.paths import cache_dir
 
 _SHELL_LOGGERS = """\
 # the shell loggers at ERROR: no "Setting default log level" banner

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 
 def repo_root() -> Path:
@@ -18,7 +18,7 @@ def repo_root() -> Path:
     env = os.environ.get("TRACKERLAB_ROOT")
     if env:
         return Path(env).resolve()
-    return Path(__file__).resolve().parents[2]
+    return Path(__file__).resolve().parents[3]
 
 
 def notebooks_dir() -> Path:

@@ -2,7 +2,7 @@
 
 Each subcommand lives in ``trackerlab.commands.<module>`` with a ``register(subparsers)``
 function, listed in :data:`COMMAND_MODULES`; heavy imports happen inside the command handlers, so ``trackerlab --help`` and
-the error paths start fast. A :class:`~trackerlab.errors.UsageError` (and any argparse
+the error paths start fast. A :class:`~trackerlab.core.errors.UsageError` (and any argparse
 error) becomes one line on stderr and exit code 2, and so does an ``OSError`` no command
 turned into one (a full disk, a permission: the file and the reason); Ctrl-C exits with 130.
 """
@@ -14,20 +14,18 @@ import re
 import sys
 from collections.abc import Sequence
 
-from trackerlab.commands import (
-    bench,
-    broker,
-    jvm_check,
-    plan,
-    pulsar,
-    report,
-    reproduce,
-    simulate,
-    size,
-    sweep,
-)
-from trackerlab.durable import os_error_text
-from trackerlab.errors import UsageError, one_line
+import trackerlab.commands.bench as bench
+import trackerlab.commands.broker as broker
+import trackerlab.commands.jvm_check as jvm_check
+import trackerlab.commands.plan as plan
+import trackerlab.commands.pulsar as pulsar
+import trackerlab.commands.report as report
+import trackerlab.commands.reproduce as reproduce
+import trackerlab.commands.simulate as simulate
+import trackerlab.commands.size as size
+import trackerlab.commands.sweep as sweep
+from trackerlab.core.durable import os_error_text
+from trackerlab.core.errors import UsageError, one_line
 
 #: Modules that register subcommands, in help order.
 COMMAND_MODULES = (

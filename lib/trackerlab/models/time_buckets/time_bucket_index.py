@@ -29,8 +29,8 @@ import numpy as np
 from pyroaring import BitMap64
 from sortedcontainers import SortedDict
 
+from trackerlab.core.params import check_choice, check_int
 from trackerlab.models.primitives.fastutil_order import FastutilLongKeyTable, iteration_order
-from trackerlab.params import check_choice, check_int
 
 INNER_KINDS = ("open-hash", "sorted")
 

@@ -8,8 +8,9 @@ delayed``); :mod:`trackerlab.catalog` registers them by name.
 
 from __future__ import annotations
 
-from trackerlab.errors import UsageError
-from trackerlab.models.delayed import aggregated, pip195_mutable
+import trackerlab.models.delayed.aggregated as aggregated
+import trackerlab.models.delayed.pip195_mutable as pip195_mutable
+from trackerlab.core.errors import UsageError
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.heap_counts import heap_sizes
 from trackerlab.models.delayed.time_bucket_runs import BucketRun, size_result

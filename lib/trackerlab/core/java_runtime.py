@@ -1,7 +1,7 @@
 """Check that a Java runtime Spark can use (17 or newer; 17 and 21 are tested) is present.
 
 Stdlib only, so the Makefile can run it with the system ``python3`` before any virtual
-environment exists: ``python3 lib/trackerlab/javacheck.py`` prints one line and exits 1
+environment exists: ``python3 lib/trackerlab/core/java_runtime.py`` prints one line and exits 1
 when Java is missing or too old. The Spark session builder calls :func:`require_java`.
 """
 

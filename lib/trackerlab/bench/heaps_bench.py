@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from trackerlab.core.params import check_int
 from trackerlab.models.primitives.pair_hash_map import ConcurrentLongLongPairHashMap
 from trackerlab.models.primitives.triple_heap import TripleLongPriorityQueue
-from trackerlab.params import check_int
 from trackerlab.sizing.python import python_real_bytes
 
 REPEATS = 2

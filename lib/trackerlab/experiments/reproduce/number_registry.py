@@ -28,7 +28,7 @@ formula); a claim that fails its check becomes ``deviates``:
 - ``deviates``: anything else.
 
 Evidence items are ``tests/<file>.py::<function>`` (the file must exist and define the
-function), ``jvm-check:<case>`` (a case of :mod:`trackerlab.jvmcheck.cases`) or a path under
+function), ``jvm-check:<case>`` (a case of :mod:`trackerlab.jvmcheck.probe_cases`) or a path under
 the repository (a stored measurement).
 """
 
@@ -44,10 +44,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from trackerlab import strict_json
-from trackerlab.errors import UsageError
+from trackerlab.core import strict_json
+from trackerlab.core.errors import UsageError
+from trackerlab.core.paths import repo_root, verdicts_csv
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
-from trackerlab.paths import repo_root, verdicts_csv
 
 #: Categories, from best to worst.
 REPRODUCED = "reproduced"
@@ -200,13 +200,13 @@ def missing_evidence(items: Iterable[str], root: Path | None = None) -> list[str
     """The evidence items that do not exist, each with why. O(items x file size).
 
     A test node needs its file and a ``def`` of its function (in its class, if named); a
-    ``jvm-check:`` case must be one of :data:`trackerlab.jvmcheck.cases.CASES`; anything
+    ``jvm-check:`` case must be one of :data:`trackerlab.jvmcheck.probe_cases.CASES`; anything
     else is a path under the repository."""
     root = root or repo_root()
     missing = []
     for item in items:
         if item.startswith("jvm-check:"):
-            from trackerlab.jvmcheck.cases import CASES
+            from trackerlab.jvmcheck.probe_cases import CASES
 
             if item.removeprefix("jvm-check:") not in {c.name for c in CASES}:
                 missing.append(f"{item} (no such jvm-check case)")

@@ -2,7 +2,7 @@
 against N, and the driver's memory.
 
 Each run is a one-point grid (or a whole profile) swept into a fresh temporary folder by
-:func:`trackerlab.spark.sweep.run_sweep`, so the times include task planning, generation,
+:func:`trackerlab.spark.sweep_engine.run_sweep`, so the times include task planning, generation,
 reduction, the Spark SQL aggregation and writing the result; the session is started once
 and its start-up is reported apart. Ratios are within one invocation (the machine may be
 shared: other processes change the absolute times, and a note says so).
@@ -61,7 +61,7 @@ def run_bench(
     and the driver memory report."""
     from trackerlab.spark.session import get_session
     from trackerlab.spark.store import read_sweep
-    from trackerlab.spark.sweep import memory_report, run_sweep
+    from trackerlab.spark.sweep_engine import memory_report, run_sweep
 
     t0 = time.perf_counter()
     spark = get_session(master)

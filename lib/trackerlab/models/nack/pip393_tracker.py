@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
-from trackerlab.params import check_int
+from trackerlab.core.params import check_int
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.workloads.stream import MessageChunk
 
 MIN_NACK_DELAY_MS = 100

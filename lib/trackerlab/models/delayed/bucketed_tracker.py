@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackerlab.models.time_buckets.index import TimeBucketIndex, trim_lower_bits
-from trackerlab.params import check_choice, check_int
+from trackerlab.core.params import check_choice, check_int
+from trackerlab.models.time_buckets.time_bucket_index import TimeBucketIndex, trim_lower_bits
 from trackerlab.workloads.stream import MessageChunk
 
 MAX_LONG = (1 << 63) - 1

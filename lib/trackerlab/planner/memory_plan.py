@@ -27,14 +27,15 @@ import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
 
+import trackerlab.planner.pip195 as pip195
+import trackerlab.planner.precision as precision
 from trackerlab.catalog import CATALOG
 from trackerlab.catalog.versioned import values_views_bytes
-from trackerlab.errors import UsageError
-from trackerlab.models.delayed.time_buckets import precision_bits_for_tick
+from trackerlab.core.errors import UsageError
+from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.design import DELAYED, NACK, PENDING_ACKS, RECEIVER_QUEUE, PointCounts
 from trackerlab.models.pending_acks.layouts import Dataset
 from trackerlab.models.receiver_queue.overshoot import SHARED, SOURCE, queue_peak
-from trackerlab.planner import pip195, precision
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
 from trackerlab.planner.workload import PlanWorkload
@@ -638,9 +639,9 @@ def phase_bound(values: list[int]) -> float:
 
 def nack_ids_bytes(w: PlanWorkload, name: str, layout: JvmLayout) -> int:
     """The release's second nack-tracker field for its own design: 4.2's ``nackedMessageIds``
-    (variant ``ids-map``, :func:`trackerlab.models.nack.time_buckets.ids_map_bytes`), empty
+    (variant ``ids-map``, :func:`trackerlab.models.nack.pip393_tracker.ids_map_bytes`), empty
     unless messages are traced or chunked (neither is modelled); else 0. O(1)."""
-    from trackerlab.models.nack.time_buckets import ids_map_bytes
+    from trackerlab.models.nack.pip393_tracker import ids_map_bytes
 
     if name != w.defaults.nack_design:
         return 0

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 MAX_SECONDS = 3600.0
 MAX_MEMORY_FRACTION = 0.7

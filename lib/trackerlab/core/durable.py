@@ -15,7 +15,7 @@
   name whose writer (PID) is no longer running: temporary *files*, and staging *folders*
   owned by this user. A user's ``.draft.tmp`` or ``.backup.tmp-2024/`` is never touched.
 - :func:`os_error_text` turns an ``OSError`` (disk full, permission, read-only filesystem)
-  into the one-line reason :class:`~trackerlab.errors.UsageError` messages quote.
+  into the one-line reason :class:`~trackerlab.core.errors.UsageError` messages quote.
 
 Stdlib only (core layer).
 """
@@ -34,7 +34,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 #: Start of the name of every temporary file and staging folder trackerlab makes.
 OWN_PREFIX = ".trackerlab-"

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trackerlab.catalog import CATALOG
-from trackerlab.javacheck import java_executable
+from trackerlab.core.java_runtime import java_executable
+from trackerlab.core.paths import cache_dir
 from trackerlab.jvmcheck.probe import (
     ProbeBuildFailed,
     ProbeMissing,
@@ -39,7 +40,6 @@ from trackerlab.jvmcheck.probe import (
     javac_executable,
     pyspark_jars,
 )
-from trackerlab.paths import cache_dir
 from trackerlab.planner.snapshot import exact_counts, fast_counts
 from trackerlab.planner.streams import TrackedStream
 from trackerlab.sizing.jvm import COMPRESSED

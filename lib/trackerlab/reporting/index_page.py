@@ -28,8 +28,8 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+from trackerlab.core.safe_yaml import FileRefused, read_json
 from trackerlab.reporting.reader import reader_text
-from trackerlab.safe_yaml import FileRefused, read_json
 
 FAILED_DIR = "_failed"
 #: Bound of the bounded reader for a report's metadata sidecar.

@@ -18,7 +18,7 @@ The whole API, for commands and the planner::
 
 A version is a line name (``4.1.x``, ``4.0.1–4.0.5``), a minor (``4.1``: its newest patch),
 a patch (``4.0.7``) or ``master``. Anything else is a one-line
-:class:`~trackerlab.errors.UsageError` listing the known versions (exit code 2 from the CLI).
+:class:`~trackerlab.core.errors.UsageError` listing the known versions (exit code 2 from the CLI).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any
 
 import yaml
 
-from trackerlab.errors import UsageError
-from trackerlab.paths import data_dir
+from trackerlab.core.errors import UsageError
+from trackerlab.core.paths import data_dir
 
 __all__ = [
     "EVIDENCE",

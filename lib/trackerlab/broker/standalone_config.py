@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from trackerlab.broker.sockets import LOOPBACK
-from trackerlab.log4j import console_log4j2
+from trackerlab.core.log4j import console_log4j2
 
 __all__ = [
     "BROKER_CLIENT_DNS",

@@ -12,7 +12,7 @@ refuses, before constructing anything:
   data would visit);
 - a text longer than :data:`MAX_BYTES`.
 
-:func:`load` returns the data or raises one :class:`~trackerlab.errors.UsageError` line
+:func:`load` returns the data or raises one :class:`~trackerlab.core.errors.UsageError` line
 naming the file and line. Core layer: PyYAML only.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from trackerlab.errors import UsageError
+from trackerlab.core.errors import UsageError
 
 MAX_ALIASES = 16
 MAX_DEPTH = 32

@@ -59,10 +59,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from trackerlab.budget import Estimate
-from trackerlab.durable import os_error_text
-from trackerlab.errors import UsageError
-from trackerlab.interrupts import sigint_watched
+from trackerlab.core.budget import Estimate
+from trackerlab.core.durable import os_error_text
+from trackerlab.core.errors import UsageError
+from trackerlab.core.interrupts import sigint_watched
 from trackerlab.models.time_buckets import aggregates as tba
 from trackerlab.models.time_buckets import reducer as bc
 from trackerlab.spark.grid import Grid, GridPoint
@@ -558,7 +558,7 @@ class SweepSummary:
 
 
 def provenance(spark: SparkSession, engine: str) -> dict[str, Any]:
-    from trackerlab.provenance import git_commit, library_versions
+    from trackerlab.core.provenance import git_commit, library_versions
 
     return {
         "git_commit": git_commit(),
@@ -634,7 +634,7 @@ PROVENANCE_COLUMNS = (
 def estimate_sweep(grid: Grid, cores: int | None = None) -> Estimate:
     """Wall time and driver memory of computing ``grid`` on ``cores`` local cores (this
     machine's by default; a cluster is not assumed faster). O(points)."""
-    from trackerlab.budget import machine_cores
+    from trackerlab.core.budget import machine_cores
 
     cores = cores or machine_cores()
     seconds = STARTUP_S
@@ -685,10 +685,10 @@ def run_sweep(
     """Compute every point of ``grid`` not yet in ``out`` and write one file per point.
 
     Refuses (one line) a grid whose estimated cost exceeds the machine unless
-    ``allow_large`` (:mod:`trackerlab.budget`); Spark failing mid-run, a full disk or a
+    ``allow_large`` (:mod:`trackerlab.core.budget`); Spark failing mid-run, a full disk or a
     damaged folder end with one line, every finished point kept.
     """
-    from trackerlab.budget import check as check_budget
+    from trackerlab.core.budget import check as check_budget
     from trackerlab.spark.rows import design_rows
     from trackerlab.spark.session import get_session
 

@@ -1,7 +1,7 @@
 """Pulsar's own structures against trackerlab's models, release by release.
 
 For each release build (:data:`~trackerlab.jvmcheck.pulsar.lines.BUILDS`) and each tracker,
-the release table (:mod:`trackerlab.releases`) names the catalog design the release runs;
+the release table (:mod:`trackerlab.models.pulsar_releases`) names the catalog design the release runs;
 :func:`~trackerlab.catalog.versioned.size_for_version` sizes it for a workload, and the
 harness JVM builds the release's own class from the same messages through its own method:
 
@@ -36,12 +36,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from trackerlab import releases
 from trackerlab.catalog.designs import CATALOG
 from trackerlab.catalog.versioned import size_for_version
-from trackerlab.jvmcheck.cases import chunks_in_insertion_order, select_cases
-from trackerlab.jvmcheck.pulsar.harness import HarnessCase, Measured
+from trackerlab.jvmcheck.probe_cases import chunks_in_insertion_order, select_cases
+from trackerlab.jvmcheck.pulsar.harness_runner import HarnessCase, Measured
 from trackerlab.jvmcheck.pulsar.lines import PulsarBuild
+from trackerlab.models import pulsar_releases
 from trackerlab.models.delayed import buffer_metric as bm
 from trackerlab.models.delayed.time_bucket_runs import BucketRun, build_index
 from trackerlab.models.pending_acks.layouts import Dataset
@@ -141,7 +141,7 @@ CASES: tuple[RealCase, ...] = (
 
 def select(patterns: Sequence[str]) -> tuple[RealCase, ...]:
     """Cases whose name matches a glob of ``patterns`` (all when empty); ValueError names
-    the first pattern that matches none (:func:`~trackerlab.jvmcheck.cases.select_cases`)."""
+    the first pattern that matches none (:func:`~trackerlab.jvmcheck.probe_cases.select_cases`)."""
     return tuple(select_cases(patterns, CASES))
 
 
@@ -172,7 +172,7 @@ class Planned:
     """A case at one release: what the model says and what the harness builds."""
 
     case: RealCase
-    release: releases.Release
+    release: pulsar_releases.Release
     design: str
     shape: str | None
     variant: str | None
@@ -184,7 +184,7 @@ class Planned:
 def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
     """The model's size and the harness case for ``case`` at ``build`` (None: the release does
     not have the structure, or the table's design cannot be built from messages)."""
-    release = releases.resolve(build.version)
+    release = pulsar_releases.resolve(build.version)
     if case.tracker == "roaring64":
         values = case.values()
         layout = replace(case.request.jvm_layout, roaring_art=release.roaring_art)

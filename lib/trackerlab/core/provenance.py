@@ -8,7 +8,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from trackerlab.paths import repo_root
+from trackerlab.core.paths import repo_root
 
 #: Distributions whose versions are recorded (import names differ for some).
 TRACKED_DISTRIBUTIONS = (
@@ -62,7 +62,7 @@ def library_versions() -> dict[str, str]:
     except (ImportError, AttributeError):
         pass
     try:
-        from trackerlab.javacheck import java_major
+        from trackerlab.core.java_runtime import java_major
 
         versions["java"] = str(java_major()[1])
     except Exception:

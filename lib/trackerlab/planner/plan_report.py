@@ -11,8 +11,8 @@ import csv
 import io
 import math
 
-from trackerlab import strict_json
-from trackerlab.planner.plan import Plan, PlanRow, unsized_reason
+from trackerlab.core import strict_json
+from trackerlab.planner.memory_plan import Plan, PlanRow, unsized_reason
 from trackerlab.workloads.units import about_duration_ms, format_bytes, format_duration_ms
 
 

@@ -1,6 +1,6 @@
 """Validation of parameters shared by the CLI, the notebooks and Spark sweeps.
 
-Every check raises :class:`~trackerlab.errors.UsageError` with a message that names the
+Every check raises :class:`~trackerlab.core.errors.UsageError` with a message that names the
 parameter, the allowed range and the value received, so that all entry points report bad
 input the same way.
 """
@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from numbers import Integral, Real
 from typing import TypeVar
 
-from trackerlab.errors import UsageError, shown
+from trackerlab.core.errors import UsageError, shown
 
 T = TypeVar("T")
 
-#: Seeds: the counter-based generator (:mod:`trackerlab.rng`) packs a seed and a stream
+#: Seeds: the counter-based generator (:mod:`trackerlab.core.rng`) packs a seed and a stream
 #: number into one 64-bit key, ``seed * 256 + stream``, so seeds have 56 bits; a larger one
 #: would alias a smaller one.
 MAX_SEED = (1 << 56) - 1

@@ -36,11 +36,11 @@ from pathlib import Path
 
 import pandas as pd
 
+import trackerlab.experiments.real_broker.results as broker_results
 from trackerlab.broker import host as broker_host
 from trackerlab.broker import loadgen as broker_load
 from trackerlab.broker.process import _rss_bytes
-from trackerlab.errors import UsageError
-from trackerlab.experiments.real_broker import results as broker_results
+from trackerlab.core.errors import UsageError
 
 __all__ = [
     "FULL",
@@ -185,7 +185,7 @@ def plan_workload(w: PendingWorkload, sub: PendingSub, version: str, rate_per_s:
 def plan_row(w: PendingWorkload, sub: PendingSub, version: str, rate_per_s: float):
     """The plan's default pending-acks row (the release's own layout) for ``sub``."""
     from trackerlab.models.design import PENDING_ACKS
-    from trackerlab.planner.plan import plan
+    from trackerlab.planner.memory_plan import plan
 
     rows = [
         r
