@@ -3,16 +3,20 @@
 The package is a small library behind thin notebooks, in layers that import one way
 (``docs/architecture.md``; ``tests/test_layers.py`` enforces it), top to bottom:
 
-- ``cli``, ``commands``: the ``trackerlab`` command line;
+- ``commands``: the ``trackerlab`` command line (``commands.cli``) and the ``spark-submit``
+  entry script;
 - ``bench``, ``reporting``: benchmarks; profiles, papermill execution and publishing;
 - ``experiments``: notebook back-ends and the reproduction of every published number;
-- ``catalog``, ``spark``: every design under one name; the Spark sweep engine;
-- ``models``: one package per Pulsar component;
-- ``jvmcheck``: real-JVM measurement of the layout model;
+- ``catalog``, ``planner``, ``spark``: every design under one name; the capacity planner;
+  the Spark sweep engine;
+- ``models``: one package per Pulsar component, and ``models.pulsar_releases``, the release
+  table (``pulsar_releases.resolve("4.0.7").design("delayed")``);
+- ``jvmcheck``, ``broker``: real-JVM measurement of the layout model; a real broker on
+  loopback;
 - ``sizing``: Python-real bytes, JVM-equivalent bytes and theory, never mixed;
 - ``workloads``: message streams, delay distributions, ledger rollover, units;
-- core: ``errors``, ``params``, ``paths``, ``rng``, ``provenance``, ``javacheck``, ``log4j``,
-  ``releases`` (the Pulsar release table: ``releases.resolve("4.0.7").design("delayed")``).
+- ``core``: what every layer uses (errors, parameter checks, paths, seeded randomness,
+  provenance, durable writes, interrupts, budgets, strict JSON, the Java runtime check).
 
 The names below are the public face for users and notebooks::
 
