@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 # This machine's pip config lists optional local indexes; drop pip's notes about them.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: report test lab lint bench check-java env
+.PHONY: report test test-fast lab lint bench check-java env
 
 env: $(STAMP)
 
@@ -40,6 +40,11 @@ report: $(STAMP) check-java
 ## make test [PYTEST_ARGS='-k profiles']
 test: $(STAMP) check-java
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## make test-fast [PYTEST_ARGS='-k plan']: every test but Spark, real JVMs, brokers, browsers
+# and the slow ones (tests/tiers.py); a test there that starts java, mvn, go or a browser fails.
+test-fast: $(STAMP)
+	@TRACKERLAB_FAST=1 $(BIN)/python -m pytest -m "not (spark or jvm or broker or browser or slow)" $(PYTEST_ARGS)
 
 ## make lab [LAB_ARGS='--no-browser --port 8889']: JupyterLab on the same environment,
 # rooted at the repository (notebooks/ to edit, reports/ executed), opening the capacity

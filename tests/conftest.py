@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -14,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests import tiers
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE_NOTEBOOKS = REPO / "tests" / "fixtures" / "notebooks"
@@ -215,3 +218,20 @@ def bucket_run(
         seed=seed,
     )
     return BucketRun(workload, trim_bits, **options)  # type: ignore[arg-type]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the tier markers; under ``TRACKERLAB_FAST=1`` guard against heavy programs."""
+    for name, what in tiers.HEAVY.items():
+        config.addinivalue_line("markers", f"{name}: {what}")
+    if os.environ.get(tiers.FAST_ENV) == "1":
+        tiers.install_guard(lambda: os.environ.get("PYTEST_CURRENT_TEST", "a test"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give each test the tier markers of its folder, file and fixtures (tests/tiers.py)."""
+    for item in items:
+        path = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+        nodeid = path + item.nodeid[item.nodeid.index("::") :] if "::" in item.nodeid else path
+        for name in tiers.tier_markers(nodeid, getattr(item, "fixturenames", ())):
+            item.add_marker(name)

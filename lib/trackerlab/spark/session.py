@@ -302,7 +302,11 @@ def _java_reason(exc: BaseException) -> str:
 
 
 #: The line a task's UsageError leaves in a pyspark PythonException's text.
-_TASK_USAGE = re.compile(r"^trackerlab\.errors\.UsageError: (.+)$", re.MULTILINE)
+#: A UsageError raised in a Python worker, as its traceback's last line names it (the class's
+#: own dotted name, so a move of the module cannot leave this pattern behind).
+_TASK_USAGE = re.compile(
+    rf"^{re.escape(f'{UsageError.__module__}.{UsageError.__qualname__}')}: (.+)$", re.MULTILINE
+)
 
 
 def log_failure(exc: BaseException, where: str) -> tuple[str, Path]:
