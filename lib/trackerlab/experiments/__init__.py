@@ -8,7 +8,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
   pending_acks;
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
-  delayed --pulsar-version``;
+  delayed --pulsar-version`` (its tables, figures and conclusions:
+  :mod:`~trackerlab.experiments.pulsar_versions_report`);
 - :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
@@ -36,6 +37,7 @@ from trackerlab.experiments import (
     pending_acks_op_cost,
     pending_acks_sizes,
     pulsar_versions,
+    pulsar_versions_report,
     receiver_queue_sweeps,
     reproduce,
     steady_state,
@@ -53,6 +55,7 @@ __all__ = [
     "pending_acks_op_cost",
     "pending_acks_sizes",
     "pulsar_versions",
+    "pulsar_versions_report",
     "receiver_queue_sweeps",
     "reproduce",
     "steady_state",

@@ -31,11 +31,17 @@ __all__ = [
     "BLOG",
     "TRACKERS",
     "WORKLOADS",
+    "MetricReading",
     "Scenario",
     "delayed_by_version",
+    "long_bitmap_metrics",
     "metric_vs_truth",
+    "pip195_metric",
     "scenario_options",
     "steady_bytes",
+    "time_bucket_metric",
+    "topic_index_metric",
+    "triple_heap_metric",
     "upgrade",
     "upgrade_headline",
     "version_block",
@@ -247,6 +253,130 @@ def upgrade_headline(old: str, new: str, scenario: Scenario) -> str:
 # --------------------------------------------------------------------------- the metric
 
 
+@dataclass(frozen=True)
+class MetricReading:
+    """One delayed form on one workload, for one subscription's view: what
+    ``getBufferMemoryUsage`` reports and the JVM footprint (heap, direct) of what it holds.
+    ``per_subscription``: each subscription holds its own copy (False: one per topic)."""
+
+    form: str
+    design: str
+    releases: str
+    reported_bytes: float
+    heap_bytes: float
+    direct_bytes: float
+    entries: int
+    per_subscription: bool = True
+
+
+def triple_heap_metric(w: Workload, layout=COMPRESSED) -> list[MetricReading]:
+    """The triple heap (2.10 - 4.0.0, 4.0.6+): ``bytesCapacity()`` of its direct queue.
+    O(entries log entries)."""
+    ledger, entry, publish, deliver_at = last_message_per_entry(w)
+    heap = InMemoryDelayedDeliveryTracker.from_arrays(
+        ledger, entry, deliver_at, now_ms=publish, tick_time_ms=1000
+    )
+    return [
+        MetricReading(
+            "bytes-capacity",
+            "triple-heap",
+            "2.10 – 4.0.0, 4.0.6+",
+            heap.buffer_memory_usage(),
+            heap.jvm_bytes(layout),
+            heap.jvm_direct_bytes(),
+            heap.number_of_delayed_messages(),
+        )
+    ]
+
+
+def time_bucket_metric(w: Workload) -> list[MetricReading]:
+    """#23611's time buckets (form a: 4.0.1 - 4.0.5; 4.1.x and 4.2.x with the 24-B counter):
+    sum of ``Roaring64Bitmap.getLongSizeInBytes()``. O(entries)."""
+    index = build_index(BucketRun.delayed(w, 1000))
+    content = index.content(runs=False)
+    a_heap = jvm_bytes_from_content(content, len(index.buckets), "avl-openhash")
+    return [
+        MetricReading(
+            "roaring64-long-size",
+            "time-buckets",
+            "4.0.1 – 4.0.5, 4.1.x, 4.2.x",
+            bm.roaring64_long_size(content),
+            a_heap + 24,
+            0,
+            len(index),
+        )
+    ]
+
+
+def long_bitmap_metrics(w: Workload, layout=COMPRESSED) -> list[MetricReading]:
+    """master's form c (``LongBitmap`` leaves), both leaf shapes: its ``memoryUsage`` counter
+    of serialized-size deltas. O(entries)."""
+    form_c, c_content = build_content(SizeRequest(w))
+    out = []
+    for shape in ("wraps-roaring", "wraps-mutable"):
+        c_heap = jvm_bytes_from_content(c_content, len(form_c.index.buckets), "avl-rb", leaf=shape)
+        out.append(
+            MetricReading(
+                "serialized-delta",
+                f"time-buckets-long-bitmap ({shape})",
+                "master" if shape == "wraps-roaring" else "master before #26500",
+                bm.serialized_delta(c_content),
+                c_heap + counters_bytes(layout),
+                0,
+                form_c.number_of_delayed_messages(),
+            )
+        )
+    return out
+
+
+def topic_index_metric(w: Workload, subscriptions: int, layout=COMPRESSED) -> list[MetricReading]:
+    """PIP-448's topic index (merge not established): one index, which every subscription's
+    view reports whole. O(entries)."""
+    topic = TopicDelayedIndex(1000)
+    for chunk in w.chunks():
+        topic.add_chunk(chunk, subscriptions)
+    topic.recount_memory()
+    return [
+        MetricReading(
+            "topic-long-size-delta",
+            "pip448-topic-index",
+            "not established",
+            topic.buffer_memory_usage(),
+            topic.jvm_bytes(layout),
+            0,
+            topic.count,
+            per_subscription=False,
+        )
+    ]
+
+
+def pip195_metric(w: Workload, layout=COMPRESSED) -> list[MetricReading]:
+    """PIP-195's bucket tracker (opt-in, 3.0+), message by message: its two queues'
+    ``bytesCapacity()`` (bitmaps and bucket objects left out). O(messages log messages)."""
+    bucket = BucketDelayedDeliveryTracker(1000)
+    for chunk in w.chunks():
+        for led, ent, t0, t1 in zip(
+            chunk.ledger.tolist(),
+            chunk.entry.tolist(),
+            chunk.publish_ms.tolist(),
+            chunk.deliver_at.tolist(),
+            strict=True,
+        ):
+            bucket.add_message(led, ent, t1, t0)
+    parts = bucket.memory_breakdown(layout)
+    return [
+        MetricReading(
+            "pip195-queues",
+            "pip195-buckets",
+            "3.0 and later (opt-in)",
+            bucket.buffer_memory_usage(),
+            parts["bitmaps"] + parts["buckets"],
+            parts["queues"],
+            bucket.number_of_delayed_messages(),
+        )
+    ]
+
+
 def metric_vs_truth(
     messages: int,
     subscriptions: int = 2,
@@ -258,104 +388,30 @@ def metric_vs_truth(
     (heap, direct), and their ratio. PIP-195 runs its per-message model on the first
     ``pip195_messages`` messages."""
     rows = []
-    layout = COMPRESSED
     for label, (delay, rate) in (workloads or WORKLOADS).items():
         w = Workload.from_options(messages, rate, delay=delay)
-
-        def add(form, design, lines, reported, heap, direct, entries, per_sub=True, label=label):
-            copies = subscriptions if per_sub else 1
+        small = Workload.from_options(min(messages, pip195_messages), rate, delay=delay)
+        readings = [
+            *triple_heap_metric(w),
+            *time_bucket_metric(w),
+            *long_bitmap_metrics(w),
+            *topic_index_metric(w, subscriptions),
+            *pip195_metric(small),
+        ]
+        for r in readings:
+            copies = subscriptions if r.per_subscription else 1
             rows.append(
                 {
                     "workload": label,
-                    "design": design,
-                    "releases": lines,
-                    "metric": form,
-                    "entries": entries,
-                    "reported_bytes": reported * subscriptions,
-                    "heap_bytes": heap * copies,
-                    "direct_bytes": direct * copies,
+                    "design": r.design,
+                    "releases": r.releases,
+                    "metric": r.form,
+                    "entries": r.entries,
+                    "reported_bytes": r.reported_bytes * subscriptions,
+                    "heap_bytes": r.heap_bytes * copies,
+                    "direct_bytes": r.direct_bytes * copies,
                 }
             )
-
-        # triple heap (2.x - 4.0.0, 4.0.6+)
-        ledger, entry, publish, deliver_at = last_message_per_entry(w)
-        heap = InMemoryDelayedDeliveryTracker.from_arrays(
-            ledger, entry, deliver_at, now_ms=publish, tick_time_ms=1000
-        )
-        add(
-            "bytes-capacity",
-            "triple-heap",
-            "2.10 – 4.0.0, 4.0.6+",
-            heap.buffer_memory_usage(),
-            heap.jvm_bytes(layout),
-            heap.jvm_direct_bytes(),
-            heap.number_of_delayed_messages(),
-        )
-        # form a (4.0.1 - 4.0.5; 4.1.x and 4.2.x with the counter)
-        index = build_index(BucketRun.delayed(w, 1000))
-        content = index.content(runs=False)
-        a_heap = jvm_bytes_from_content(content, len(index.buckets), "avl-openhash")
-        add(
-            "roaring64-long-size",
-            "time-buckets",
-            "4.0.1 – 4.0.5, 4.1.x, 4.2.x",
-            bm.roaring64_long_size(content),
-            a_heap + 24,
-            0,
-            len(index),
-        )
-        # form c (master), both leaf shapes
-        form_c, c_content = build_content(SizeRequest(w))
-        for shape in ("wraps-roaring", "wraps-mutable"):
-            c_heap = jvm_bytes_from_content(
-                c_content, len(form_c.index.buckets), "avl-rb", leaf=shape
-            )
-            add(
-                "serialized-delta",
-                f"time-buckets-long-bitmap ({shape})",
-                "master" if shape == "wraps-roaring" else "master before #26500",
-                bm.serialized_delta(c_content),
-                c_heap + counters_bytes(layout),
-                0,
-                form_c.number_of_delayed_messages(),
-            )
-        # PIP-448 (merge not established): one index, every view reports it
-        topic = TopicDelayedIndex(1000)
-        for chunk in w.chunks():
-            topic.add_chunk(chunk, subscriptions)
-        topic.recount_memory()
-        add(
-            "topic-long-size-delta",
-            "pip448-topic-index",
-            "not established",
-            topic.buffer_memory_usage(),
-            topic.jvm_bytes(layout),
-            0,
-            topic.count,
-            per_sub=False,
-        )
-        # PIP-195 (opt-in, 3.0+): its queues only
-        bucket = BucketDelayedDeliveryTracker(1000)
-        small = Workload.from_options(min(messages, pip195_messages), rate, delay=delay)
-        for chunk in small.chunks():
-            for led, ent, t0, t1 in zip(
-                chunk.ledger.tolist(),
-                chunk.entry.tolist(),
-                chunk.publish_ms.tolist(),
-                chunk.deliver_at.tolist(),
-                strict=True,
-            ):
-                bucket.add_message(led, ent, t1, t0)
-        parts = bucket.memory_breakdown(layout)
-        add(
-            "pip195-queues",
-            "pip195-buckets",
-            "3.0 and later (opt-in)",
-            bucket.buffer_memory_usage(),
-            parts["bitmaps"] + parts["buckets"],
-            parts["queues"],
-            bucket.number_of_delayed_messages(),
-        )
     df = pd.DataFrame(rows)
     df["true_bytes"] = df["heap_bytes"] + df["direct_bytes"]
     df["reported_over_true"] = df["reported_bytes"] / df["true_bytes"]
