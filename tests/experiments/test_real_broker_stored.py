@@ -274,3 +274,63 @@ def test_a_nack_runs_samples_have_no_subscription_and_are_read(tmp_path):
     results = stored.read_results(tmp_path)
     assert results.problems == []
     assert list(results.samples["subscription"]) == ["consumer", "consumer"]
+
+
+# --------------------------------------------------------------------------- the notebook's parts
+
+
+def test_data_notes_name_left_out_files_then_the_data(folder):
+    (folder / "delayed-bad-4.2.4.parquet").write_bytes(b"PAR1 this is not parquet")
+    notes = stored.data_notes(stored.read_results(folder))
+    assert len(notes) == 2  # one file left out, then the data; no "no results" note
+    assert notes[0].startswith("> **Left out:** delayed-bad-4.2.4.parquet: not a readable")
+    assert notes[1].startswith("*Data: `") and "**delayed**: 2 runs" in notes[1]
+
+
+def test_data_notes_without_results_say_how_to_run(tmp_path):
+    notes = stored.data_notes(stored.read_results(tmp_path / "none"))
+    assert len(notes) == 2
+    assert (
+        notes[0].startswith("> **No stored results in `")
+        and "`trackerlab broker run all`" in notes[0]
+    )
+    assert notes[1].endswith("No stored results in `" + notes[1].split("`")[1] + "`.")
+    assert stored.experiments(stored.read_results(tmp_path / "none")) == []
+
+
+def test_run_panels_title_each_run_and_say_why_one_is_not_compared(folder):
+    r = stored.read_results(folder)
+    assert stored.experiments(r) == ["delayed", "nack", "pending-acks"]
+    panels = stored.run_panels(r, "delayed")
+    # one panel per run (w1 has two subscriptions); w2's sub-0 fell behind (hand-made verdict)
+    assert panels["title"].tolist() == [
+        "w1 on Pulsar 4.2.4",
+        "w2 on Pulsar 4.0.8 (broker behind: not compared)",
+    ]
+    assert panels["plan_bytes"].tolist() == [960, 1000]
+
+
+def test_run_panels_name_a_lagging_dispatcher(folder):
+    write(folder / "nack-w9-4.2.4.parquet",
+          [row("w9", "4.2.4", "sub-0", 10.0, 10, 0.0, "within", dispatcher="behind")],
+          prov("nack", "w9", "4.2.4"))  # fmt: skip
+    titles = stored.run_panels(stored.read_results(folder), "nack")["title"].tolist()
+    assert titles == ["w3 on Pulsar 4.2.4", "w9 on Pulsar 4.2.4 (behind: planned at its read lag)"]
+
+
+def test_heap_series_takes_one_sample_per_time_in_mib(folder):
+    assert stored.heap_series(stored.read_results(folder)).empty  # no heap column stored
+    write(folder / "delayed-w2-4.0.8-samples.parquet", [
+        {"t_s": 5.0, "subscription": "sub-0", "deep_bytes": 1, "broker_heap_used_bytes": 3 << 20},
+        {"t_s": 5.0, "subscription": "sub-1", "deep_bytes": 1, "broker_heap_used_bytes": 9 << 20},
+        {"t_s": 9.0, "subscription": "sub-0", "deep_bytes": 1, "broker_heap_used_bytes": 1 << 19},
+    ], prov("delayed", "w2", "4.0.8"))  # fmt: skip
+    heap = stored.heap_series(stored.read_results(folder))
+    heap = heap[heap.run == "delayed-w2-4.0.8"]
+    assert heap[["t_s", "heap_mib"]].values.tolist() == [[5.0, 3.0], [9.0, 0.5]]
+    assert set(heap["label"]) == {"delayed w2 on 4.0.8"}
+
+
+def test_tolerance_notes_once_per_reason(folder):
+    assert stored.tolerance_notes(stored.read_results(folder)) == ["*Tolerance:* why 5%."]
+    assert stored.tolerance_notes(stored.read_results(folder / "none")) == []

@@ -14,6 +14,8 @@ What notebooks use (every name here is public):
 - :func:`format_number`, :func:`format_bytes`, :func:`format_percent`, :func:`format_ratio`,
   :func:`format_duration` and :func:`format_delay` write numbers and delays in prose the
   way tables do;
+- :func:`show_broker_comparisons`, :func:`show_broker_summary`, :func:`plot_broker_runs` and
+  :func:`plot_broker_heap` show the real-broker report's tables and figures;
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
@@ -26,6 +28,12 @@ What notebooks use (every name here is public):
 """
 
 from trackerlab.core.paths import display_path
+from trackerlab.reporting.broker_tables import (
+    plot_broker_heap,
+    plot_broker_runs,
+    show_broker_comparisons,
+    show_broker_summary,
+)
 from trackerlab.reporting.figure_check import figure_defects
 from trackerlab.reporting.formatting import (
     format_bytes,
@@ -82,6 +90,8 @@ __all__ = [
     "headline",
     "legend_outside",
     "page_figure",
+    "plot_broker_heap",
+    "plot_broker_runs",
     "plot_bucket_grid",
     "plot_container_share",
     "plot_lines",
@@ -90,6 +100,8 @@ __all__ = [
     "reader_text",
     "seed_short",
     "seed_title",
+    "show_broker_comparisons",
+    "show_broker_summary",
     "show_checks",
     "show_choices",
     "show_conclusions",

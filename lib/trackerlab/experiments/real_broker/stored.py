@@ -39,13 +39,18 @@ __all__ = [
     "WorstError",
     "answer_sentence",
     "comparison_table",
+    "data_notes",
+    "experiments",
     "headlines",
+    "heap_series",
     "read_result_file",
     "read_results",
     "results_folder",
+    "run_panels",
     "runs_story",
     "summary",
     "time_series",
+    "tolerance_notes",
     "worst_error",
 ]
 
@@ -422,3 +427,68 @@ def headlines(results: BrokerResults) -> list[tuple[str, str, str]]:
     note = f"{behind} with the broker behind" if behind else "every row compared"
     out.append(("rows within the tolerance", f"{within} of {len(frame)}", note))
     return out
+
+
+def data_notes(results: BrokerResults) -> list[str]:
+    """The report's opening Markdown, one block each: every file left out, a note when
+    nothing is stored (and how to run it), then the data folder and :func:`runs_story`."""
+    notes = [f"> **Left out:** {line}" for line in results.problems]
+    where = display_path(results.folder)
+    if results.empty:
+        notes.append(
+            f"> **No stored results in `{where}`.** Run `{RUN_COMMAND}` "
+            "(a real broker per release, minutes per workload) and render this report again."
+        )
+    notes.append(f"*Data: `{where}`.*\n\n" + runs_story(results))
+    return notes
+
+
+def experiments(results: BrokerResults) -> list[str]:
+    """The experiments with stored comparisons, sorted by name (none without results)."""
+    return [] if results.empty else sorted(results.comparison["experiment"].unique())
+
+
+def run_panels(results: BrokerResults, experiment: str) -> pd.DataFrame:
+    """One row per run of ``experiment`` (its first comparison row), with the ``title`` of
+    its panel: workload, release and, for a run the broker fell behind on, why its plan line
+    is not compared or is planned at its read lag. O(rows)."""
+    table = comparison_table(results.comparison, experiment)
+    behind = set(table.loc[table["verdict"] == BEHIND, "run"])
+    lagging = (
+        set(table.loc[table["dispatcher"] == "behind", "run"]) if "dispatcher" in table else set()
+    )
+    rows = table.drop_duplicates("run")
+    titles = []
+    for run, workload, release in zip(rows["run"], rows["workload"], rows["release"], strict=True):
+        note = (" (broker behind: not compared)" if run in behind
+                else " (behind: planned at its read lag)" if run in lagging else "")  # fmt: skip
+        titles.append(f"{workload} on Pulsar {release}{note}")
+    return rows.assign(title=titles)
+
+
+def heap_series(results: BrokerResults) -> pd.DataFrame:
+    """The broker JVM's heap in use per run over time, long: ``run``, ``label`` (experiment,
+    workload and release), ``t_s``, ``heap_mib`` (the first subscription's sample at each
+    time); empty when no sample carries it. O(samples)."""
+    heap = results.samples
+    if heap.empty or "broker_heap_used_bytes" not in heap.columns:
+        return pd.DataFrame(columns=["run", "label", "t_s", "heap_mib"])
+    heap = heap.groupby(["run", "t_s"], as_index=False)["broker_heap_used_bytes"].first()
+    names = results.runs.set_index("run")
+
+    def label(run: str) -> str:
+        if run not in names.index:
+            return run
+        return f"{names.at[run, 'experiment']} {names.at[run, 'workload']} on {names.at[run, 'release']}"
+
+    return pd.DataFrame({
+        "run": heap["run"], "label": heap["run"].map(label), "t_s": heap["t_s"],
+        "heap_mib": heap["broker_heap_used_bytes"] / 2**20,
+    })  # fmt: skip
+
+
+def tolerance_notes(results: BrokerResults) -> list[str]:
+    """One Markdown line per distinct tolerance reason of the stored runs."""
+    if results.runs.empty:
+        return []
+    return [f"*Tolerance:* {r}." for r in results.runs["tolerance_reason"].dropna().unique()]
