@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,6 +179,95 @@ def scaling_table(frame: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def by_trim_bits(table: pd.DataFrame) -> pd.DataFrame:
+    """A rate x trim-bits table (:func:`heatmap_table`, :func:`random_penalty`) with the
+    reader's labels: columns ``y = 8 bits``, index ``rate x (msg/ms)``."""
+    return table.rename(columns=lambda c: f"y = {c} bits").rename_axis("rate x (msg/ms)")
+
+
+#: The seed's scenario: the TimeBucket blog's 10,000 msg/s.
+SEED_RATE_PER_S = 10_000.0
+#: The columns a snapshot and its steady state are matched on.
+STEADY_KEYS = ["batch_size", "tick_ms", "delay", "design"]
+
+
+def steady_comparison(
+    scenario: pd.DataFrame,
+    ticks_ms: Sequence[int],
+    samples: int,
+    rate_per_s: float = SEED_RATE_PER_S,
+) -> pd.DataFrame:
+    """The seed scenario's snapshots (:func:`scenario_table`; time buckets and the heap)
+    beside the steady state of the same rate, delay, batch and tick
+    (:func:`~trackerlab.experiments.steady_state.steady_state`, ``samples`` samples), for the
+    ticks in ``ticks_ms``: ``bytes_per_entry`` and ``entries_steady`` are the steady state's,
+    ``snapshot_is_steady`` says whether the snapshot shows it. Cost: one steady-state
+    simulation per (batch, tick)."""
+    from trackerlab.experiments.steady_state import snapshot_vs_steady, steady_state
+
+    pairs = scenario[["batch_size", "tick_ms", "delay"]].drop_duplicates()
+    pairs = pairs.sort_values(["batch_size", "tick_ms", "delay"])
+    parts = []
+    for batch, tick in pairs[["batch_size", "tick_ms"]].drop_duplicates().itertuples(index=False):
+        if tick not in ticks_ms:
+            continue
+        delays = sorted(pairs[(pairs.batch_size == batch) & (pairs.tick_ms == tick)].delay)
+        part = steady_state(
+            rate_per_s, delays, tick_ms=int(tick), batch_size=int(batch), samples=samples
+        )
+        parts.append(part.assign(batch_size=batch, tick_ms=tick))
+    steady_columns = [*STEADY_KEYS, "bytes_per_entry", "entries"]
+    steady = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=steady_columns)
+    snap = scenario[scenario.design.isin(["time-buckets", "triple-heap"])]
+    both = snap.merge(steady[steady_columns], on=STEADY_KEYS, suffixes=("", "_steady"))
+    both["snapshot_is_steady"] = [
+        snapshot_vs_steady(d, int(m), rate_per_s)[0]
+        for d, m in zip(both.delay, both.messages, strict=False)
+    ]
+    return both
+
+
+@dataclass(frozen=True)
+class SeedAnswer:
+    """The rows of :func:`steady_comparison` the report's answer states (batch 1): time
+    buckets and the heap for the first fixed delay, time buckets for the first spread delay
+    (None when there is none), at ``tick_ms`` (1 min when the sweep has it, else its longest)."""
+
+    fixed_delay: str
+    tick_ms: int
+    buckets: pd.Series
+    heap: pd.Series
+    spread_delay: str | None = None
+    spread: pd.Series | None = None
+
+
+def _steady_at(both: pd.DataFrame, delay: str, design: str, tick: int, batch: int = 1):
+    rows = both[
+        (both.delay == delay)
+        & (both.design == design)
+        & (both.tick_ms == tick)
+        & (both.batch_size == batch)
+    ]
+    return rows.iloc[0] if len(rows) else None
+
+
+def seed_answer(both: pd.DataFrame) -> SeedAnswer | None:
+    """The :class:`SeedAnswer` rows of ``both``, or None when a fixed delay's time buckets or
+    heap row is missing."""
+    if both.empty:
+        return None
+    fixed = sorted(d for d in both.delay.unique() if d.startswith("fixed"))
+    spread = sorted(d for d in both.delay.unique() if not d.startswith("fixed"))
+    tick = 60000 if (both.tick_ms == 60000).any() else int(both.tick_ms.max())
+    if not fixed:
+        return None
+    bf, hf = (_steady_at(both, fixed[0], d, tick) for d in ("time-buckets", "triple-heap"))
+    if bf is None or hf is None:
+        return None
+    bs = _steady_at(both, spread[0], "time-buckets", tick) if spread else None
+    return SeedAnswer(fixed[0], tick, bf, hf, spread[0] if bs is not None else None, bs)
+
+
 # --------------------------------------------------------------------------- figures
 
 
@@ -192,22 +282,59 @@ def _cell_text(v: float) -> str:
     return f"{v:,.0f}" if v >= 9.5 else f"{v:.2g}"
 
 
+def heatmap_tables(frame: pd.DataFrame) -> dict[tuple[str, bool], pd.DataFrame]:
+    """:func:`heatmap_table` for every design of the frame (catalog order) and delay kind
+    (fixed, then random), keyed ``(design, random_delay)``."""
+    designs = [d for d in DESIGNS if d in set(frame.design)]
+    kinds = [k for k in (False, True) if k in set(frame.random_delay)]
+    return {(d, k): heatmap_table(frame, d, k) for d in designs for k in kinds}
+
+
+def shared_log_norm(tables: Iterable[pd.DataFrame]):
+    """One logarithmic colour scale over every finite positive value of ``tables`` (None
+    when there is none)."""
+    from matplotlib.colors import LogNorm
+
+    arrays = [t.to_numpy().ravel() for t in tables if t.size]
+    values = np.concatenate(arrays) if arrays else np.array([])
+    values = values[np.isfinite(values) & (values > 0)]
+    return LogNorm(vmin=values.min(), vmax=values.max()) if len(values) else None
+
+
+def heatmap_layout(designs: int, kinds: int) -> tuple[int, int, int]:
+    """``(per_row, ncols, nrows)``: two designs a row (fixed and random side by side; four
+    when there is one kind), as many rows as the designs need."""
+    per_row = max(1, 4 // kinds) if kinds else 1
+    ncols = per_row * max(1, kinds)
+    nrows = max(1, -(-designs // per_row))
+    return per_row, ncols, nrows
+
+
+def draw_heatmap(ax, table: pd.DataFrame, norm, title: str):
+    """One rate x trim-bits heatmap on ``ax``, each cell labelled with its bytes (black or
+    white, whichever reads on its colour). Returns the image."""
+    ax.set_axis_on()
+    image = ax.imshow(table.to_numpy(), norm=norm, cmap="viridis", aspect="auto", origin="lower")
+    ax.set_xticks(range(len(table.columns)), [str(c) for c in table.columns], fontsize=9)
+    ax.set_yticks(range(len(table.index)), [f"{r:g}" for r in table.index], fontsize=9)
+    for (y, x), v in np.ndenumerate(table.to_numpy()):
+        colour = _label_colour(image, v)
+        ax.text(x, y, _cell_text(v), ha="center", va="center", fontsize=8, color=colour)
+    ax.set_title(title, fontsize=9)
+    return image
+
+
 def plot_heatmaps(frame: pd.DataFrame):
     """One heatmap of bytes per entry over rate x trim bits per design and delay kind (fixed,
     random side by side), two designs a row so the grid fits the page's width; shared
     logarithmic colour scale, its bar under the grid."""
     import matplotlib.pyplot as plt
-    from matplotlib.colors import LogNorm
 
-    designs = [d for d in DESIGNS if d in set(frame.design)]
+    tables = heatmap_tables(frame)
+    designs = list(dict.fromkeys(d for d, _ in tables))
     kinds = [k for k in (False, True) if k in set(frame.random_delay)]
-    tables = {(d, k): heatmap_table(frame, d, k) for d in designs for k in kinds}
-    values = np.concatenate([t.to_numpy().ravel() for t in tables.values() if t.size])
-    values = values[np.isfinite(values) & (values > 0)]
-    norm = LogNorm(vmin=values.min(), vmax=values.max()) if len(values) else None
-    per_row = max(1, 4 // len(kinds)) if kinds else 1
-    ncols = per_row * max(1, len(kinds))
-    nrows = max(1, -(-len(designs) // per_row))
+    norm = shared_log_norm(tables.values())
+    per_row, ncols, nrows = heatmap_layout(len(designs), len(kinds))
     fig, axes = plt.subplots(
         nrows,
         ncols,
@@ -224,24 +351,8 @@ def plot_heatmaps(frame: pd.DataFrame):
             ax, t = axes[i][j], tables[(d, k)]
             if t.empty:
                 continue
-            ax.set_axis_on()
-            image = ax.imshow(
-                t.to_numpy(), norm=norm, cmap="viridis", aspect="auto", origin="lower"
-            )
-            ax.set_xticks(range(len(t.columns)), [str(c) for c in t.columns], fontsize=9)
-            ax.set_yticks(range(len(t.index)), [f"{r:g}" for r in t.index], fontsize=9)
-            for (y, x), v in np.ndenumerate(t.to_numpy()):
-                ax.text(
-                    x,
-                    y,
-                    _cell_text(v),
-                    ha="center",
-                    va="center",
-                    fontsize=8,
-                    color=_label_colour(image, v),
-                )
             label = DESIGN_LABELS[d].replace(" (", "\n(", 1)
-            ax.set_title(f"{label}, {'random' if k else 'fixed'} delay", fontsize=9)
+            image = draw_heatmap(ax, t, norm, f"{label}, {'random' if k else 'fixed'} delay")
             if i == nrows - 1 or n + per_row >= len(designs):
                 ax.set_xlabel("trim bits y", fontsize=9)
             if j == 0:

@@ -16,6 +16,9 @@ What notebooks use (every name here is public):
   way tables do;
 - :func:`show_broker_comparisons`, :func:`show_broker_summary`, :func:`plot_broker_runs` and
   :func:`plot_broker_heap` show the real-broker report's tables and figures;
+- :func:`sweep_source_notes`, :func:`sweep_answer`, :func:`sweep_headlines` and
+  :func:`sweep_conclusions` word the Spark sweep report (its tables' columns:
+  :data:`SWEEP_SCENARIO_COLUMNS`, :data:`SWEEP_STEADY_COLUMNS`, :data:`SWEEP_SCALING_COLUMNS`);
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
@@ -67,9 +70,21 @@ from trackerlab.reporting.plots import (
 from trackerlab.reporting.reader import reader_text
 from trackerlab.reporting.reproduction import show_reproduction
 from trackerlab.reporting.seeds import seed_short, seed_title
+from trackerlab.reporting.sweep_text import (
+    SWEEP_SCALING_COLUMNS,
+    SWEEP_SCENARIO_COLUMNS,
+    SWEEP_STEADY_COLUMNS,
+    sweep_answer,
+    sweep_conclusions,
+    sweep_headlines,
+    sweep_source_notes,
+)
 from trackerlab.reporting.tables import Column, reader_header, show_table
 
 __all__ = [
+    "SWEEP_SCALING_COLUMNS",
+    "SWEEP_SCENARIO_COLUMNS",
+    "SWEEP_STEADY_COLUMNS",
     "Column",
     "answer",
     "bullets",
@@ -109,4 +124,8 @@ __all__ = [
     "show_markdown",
     "show_reproduction",
     "show_table",
+    "sweep_answer",
+    "sweep_conclusions",
+    "sweep_headlines",
+    "sweep_source_notes",
 ]
