@@ -8,7 +8,8 @@ What notebooks use (every name here is public):
   in headers, numbers by :func:`format_number`, yes/no, "—" for missing values, no index,
   long tables cut with the full CSV linked); :func:`reader_header` turns ``per_topic_mib``
   into ``per topic (MiB)``; :func:`show_designs`, :func:`show_choices` and
-  :func:`show_checks` show the capacity plan's tables;
+  :func:`show_checks` show the capacity plan's tables (:func:`plan_notes` and
+  :func:`plan_headline` its notes and index figure);
 - :func:`show_markdown`, :func:`show_conclusions`, :func:`bullets` and
   :func:`escape_markdown` display generated text as markdown that renders as its words;
 - :func:`format_number`, :func:`format_bytes`, :func:`format_percent`, :func:`format_ratio`,
@@ -53,7 +54,13 @@ from trackerlab.reporting.markdown import (
     show_conclusions,
     show_markdown,
 )
-from trackerlab.reporting.plan_tables import show_checks, show_choices, show_designs
+from trackerlab.reporting.plan_tables import (
+    plan_headline,
+    plan_notes,
+    show_checks,
+    show_choices,
+    show_designs,
+)
 from trackerlab.reporting.plots import (
     bytes_per_entry_axes,
     coinciding,
@@ -105,6 +112,8 @@ __all__ = [
     "headline",
     "legend_outside",
     "page_figure",
+    "plan_headline",
+    "plan_notes",
     "plot_broker_heap",
     "plot_broker_runs",
     "plot_bucket_grid",

@@ -12,9 +12,19 @@ import pandas as pd
 
 from trackerlab.planner.frames import choice_frame, rows_frame
 from trackerlab.planner.memory_plan import Plan
+from trackerlab.reporting.formatting import format_bytes
+from trackerlab.reporting.markdown import escape_markdown
 from trackerlab.reporting.tables import Column, show_table
 
-__all__ = ["CHOICE_COLUMNS", "DESIGN_COLUMNS", "show_checks", "show_choices", "show_designs"]
+__all__ = [
+    "CHOICE_COLUMNS",
+    "DESIGN_COLUMNS",
+    "plan_headline",
+    "plan_notes",
+    "show_checks",
+    "show_choices",
+    "show_designs",
+]
 
 #: :func:`rows_frame`'s columns as the report shows them: the answer (totals) first.
 DESIGN_COLUMNS = {
@@ -75,3 +85,19 @@ def show_checks(checks: pd.DataFrame) -> None:
         },
         name="exact-check",
     )
+
+
+def plan_notes(p: Plan) -> list[str]:
+    """The plan's warnings as Markdown notes, one each (``*Note: ...*``)."""
+    return [f"*Note: {escape_markdown(note)}.*" for note in p.warnings]
+
+
+def plan_headline(p: Plan, topics: int) -> tuple[str, str, str]:
+    """The one figure the index shows beside the answer, ``(label, value, note)``: the
+    release's delayed index per broker for ``topics`` topics, else how many designs were
+    sized."""
+    own = p.own("delayed-delivery index")
+    if own is not None and own.per_broker is not None:
+        note = f"{topics:,} topic{'s' if topics != 1 else ''} like this one"
+        return ("delayed index per broker", format_bytes(own.per_broker), note)
+    return ("designs sized", f"{len(p.rows)}", "every tracker, per unit, topic and broker")

@@ -1,0 +1,46 @@
+"""The capacity plan's index figure and notes (``plan_headline``, ``plan_notes``), on plans of
+``trackerlab plan``'s own parsers."""
+
+import dataclasses
+
+import pytest
+
+from trackerlab.planner import parse_inputs
+from trackerlab.reporting import plan_headline, plan_notes
+
+UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+
+
+def _plan(**over):
+    values = {"rate": "2k/s", "delayed": "30%", "delay": "uniform:0:10m", "nacked": "2%",
+              "subscriptions": 4, "topics": 3, "pulsar_version": "4.2", **over}  # fmt: skip
+    return parse_inputs(values, budget="", max_early="").plan()
+
+
+def test_headline_states_the_delayed_index_per_broker():
+    plan = _plan()
+    label, value, note = plan_headline(plan, 3)
+    number, unit = value.split()
+    per_broker = plan.own("delayed-delivery index").per_broker
+    assert label == "delayed index per broker"
+    assert float(number) * UNITS[unit] == pytest.approx(per_broker, rel=5e-3)  # 3 figures
+    assert float(number) < 1024 and float(number) >= 1  # the largest unit that keeps it >= 1
+    assert note == "3 topics like this one"
+    assert plan_headline(plan, 1)[2] == "1 topic like this one"
+    assert plan_headline(plan, 1200)[2] == "1,200 topics like this one"
+
+
+def test_headline_without_delayed_messages_counts_the_designs():
+    plan = _plan(delayed="0%")
+    assert plan.own("delayed-delivery index") is None
+    assert plan_headline(plan, 3) == (
+        "designs sized",
+        str(len(plan.rows)),
+        "every tracker, per unit, topic and broker",
+    )
+
+
+def test_notes_escape_and_close_each_warning():
+    plan = dataclasses.replace(_plan(), warnings=["rate *above* 1e6", "x"])
+    assert plan_notes(plan) == ["*Note: rate \\*above\\* 1e6.*", "*Note: x.*"]
+    assert plan_notes(_plan()) == []
