@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 
 from trackerlab.planner import parse_inputs
-from trackerlab.reporting import plan_headline, plan_notes
+from trackerlab.reporting import plan_headline, plan_notes, show_plan_choices
 
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 
@@ -44,3 +44,31 @@ def test_notes_escape_and_close_each_warning():
     plan = dataclasses.replace(_plan(), warnings=["rate *above* 1e6", "x"])
     assert plan_notes(plan) == ["*Note: rate \\*above\\* 1e6.*", "*Note: x.*"]
     assert plan_notes(_plan()) == []
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The bundles and Markdown the functions display."""
+    out = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: out.append(obj))
+    return out
+
+
+def test_choices_section_shows_the_table_and_figure_when_a_budget_is_asked(shown):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    values = {"rate": "2k/s", "delayed": "30%", "delay": "uniform:0:10m", "subscriptions": 4}
+    plan = parse_inputs(values, budget="512MiB", max_early="").plan()
+    assert plan.choices
+    fig = show_plan_choices(plan)
+    (table,) = shown
+    assert "recommended" in table["text/plain"].splitlines()[0]  # the choice table's header
+    assert fig.axes[0].get_xlabel() == "largest early delivery (s)"
+    matplotlib.pyplot.close("all")
+
+
+def test_choices_section_says_why_nothing_is_recommended(shown):
+    assert show_plan_choices(_plan()) is None  # no budget, no precision asked
+    (note,) = shown
+    assert note.data == "*No budget or precision was asked: no recommendation.*"

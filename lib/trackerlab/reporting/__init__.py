@@ -9,7 +9,8 @@ What notebooks use (every name here is public):
   long tables cut with the full CSV linked); :func:`reader_header` turns ``per_topic_mib``
   into ``per topic (MiB)``; :func:`show_designs`, :func:`show_choices` and
   :func:`show_checks` show the capacity plan's tables (:func:`plan_notes` and
-  :func:`plan_headline` its notes and index figure);
+  :func:`plan_headline` its notes and index figure, :func:`show_plan_choices` its
+  recommendation);
 - :func:`show_markdown`, :func:`show_conclusions`, :func:`bullets` and
   :func:`escape_markdown` display generated text as markdown that renders as its words;
 - :func:`format_number`, :func:`format_bytes`, :func:`format_percent`, :func:`format_ratio`,
@@ -60,6 +61,7 @@ from trackerlab.reporting.plan_tables import (
     show_checks,
     show_choices,
     show_designs,
+    show_plan_choices,
 )
 from trackerlab.reporting.plots import (
     bytes_per_entry_axes,
@@ -131,6 +133,7 @@ __all__ = [
     "show_conclusions",
     "show_designs",
     "show_markdown",
+    "show_plan_choices",
     "show_reproduction",
     "show_table",
     "sweep_answer",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from trackerlab.planner.frames import choice_frame, rows_frame
+from trackerlab.planner.frames import choice_frame, plot_choice, rows_frame
 from trackerlab.planner.memory_plan import Plan
 from trackerlab.reporting.formatting import format_bytes
-from trackerlab.reporting.markdown import escape_markdown
+from trackerlab.reporting.markdown import escape_markdown, show_markdown
 from trackerlab.reporting.tables import Column, show_table
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "show_checks",
     "show_choices",
     "show_designs",
+    "show_plan_choices",
 ]
 
 #: :func:`rows_frame`'s columns as the report shows them: the answer (totals) first.
@@ -69,6 +70,17 @@ def show_choices(p: Plan) -> None:
     at = frame.index.get_loc(chosen[0]) if chosen else 0
     near = (abs(pd.Series(range(len(frame)), index=frame.index) - at) <= 5).to_numpy()
     show_table(frame, columns, name="tick-choices", keep=near, max_rows=11)
+
+
+def show_plan_choices(p: Plan):
+    """The recommendation's section: :func:`show_choices` and its figure
+    (:func:`~trackerlab.planner.frames.plot_choice`, returned), or a note when no budget or
+    precision was asked (None)."""
+    if not p.choices:
+        show_markdown("*No budget or precision was asked: no recommendation.*")
+        return None
+    show_choices(p)
+    return plot_choice(p)
 
 
 def show_checks(checks: pd.DataFrame) -> None:
