@@ -14,7 +14,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
-- :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix);
+- :mod:`~trackerlab.experiments.design_lab`: design_lab (the proposals over a workload matrix;
+  its tables and sentences: :mod:`~trackerlab.experiments.design_lab_conclusions`);
 - :mod:`~trackerlab.experiments.design_lab_realistic` (the matrix on Pulsar's own workload;
   its large sorted-chunks cells: :mod:`~trackerlab.experiments.design_lab_large`),
   :mod:`~trackerlab.experiments.design_lab_comparisons` (six other designs, with sources) and
@@ -30,6 +31,7 @@ from trackerlab.experiments import (
     bucket_sweeps,
     design_lab,
     design_lab_comparisons,
+    design_lab_conclusions,
     design_lab_realistic,
     design_lab_verdict,
     massive_delayed,
@@ -48,6 +50,7 @@ __all__ = [
     "bucket_sweeps",
     "design_lab",
     "design_lab_comparisons",
+    "design_lab_conclusions",
     "design_lab_realistic",
     "design_lab_verdict",
     "massive_delayed",

@@ -24,6 +24,7 @@ What notebooks use (every name here is public):
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
+- :mod:`~trackerlab.reporting.design_lab_tables` shows the design lab's tables and texts;
 - :func:`page_figure` (sized for the page), :func:`design_color` (one colour per design in
   every report), :func:`legend_outside` and :func:`from_zero`;
 - :func:`bytes_per_entry_axes`, :func:`plot_bucket_grid`, :func:`plot_published_points`,
@@ -39,6 +40,7 @@ from trackerlab.reporting.broker_tables import (
     show_broker_comparisons,
     show_broker_summary,
 )
+from trackerlab.reporting import design_lab_tables
 from trackerlab.reporting.figure_check import figure_defects
 from trackerlab.reporting.formatting import (
     format_bytes,
@@ -101,6 +103,7 @@ __all__ = [
     "coinciding",
     "container_share",
     "design_color",
+    "design_lab_tables",
     "display_path",
     "escape_markdown",
     "figure_defects",
