@@ -313,3 +313,80 @@ def test_the_stored_large_rows_load_as_paused_only():
     raw = pd.read_parquet(path)
     assert len(rows) == len(raw) and rows.live_bytes_per_entry.isna().all()
     assert (rows.jvm_bytes == raw.jvm_bytes).all()
+
+
+# --------------------------------------------------------------------------- each sentence
+
+
+def test_realistic_sentences_by_hand():
+    lines = v.realistic_sentences(realistic_frame())
+    assert lines == [
+        # 3 cells; held 8 to 50,000; sorted-chunks worst paused 696 / 8 = 87.0, live 12.0;
+        # above 24 B only the 8-entry cell
+        "Realistic matrix (3 cells, 8 to 50,000 held entries): sorted-chunks at worst 87.0 "
+        "B/entry paused and 12.0 B/entry dispatching; above the heap's 24 B in 1 cells, all of "
+        "at most 8 held entries.",
+        # 560 / 8 = 70.0 (live 9.0 is less); refused the 10/ms cell
+        "time-buckets-hier: at worst 70.0 B/entry where it holds the workload; refused 1 of 3 cells.",
+        # 624 / 8 = 78.0 (live 40.0 is less), nothing refused
+        "triple-heap: at worst 78.0 B/entry where it holds the workload; refused 0 of 3 cells.",
+    ]
+    small = realistic_frame()
+    small = small[small.index_entries >= 20_000]  # sorted-chunks 5.0 and 6.0 B/entry, no live
+    assert v.realistic_sentences(small)[0] == (
+        "Realistic matrix (2 cells, 20,000 to 50,000 held entries): sorted-chunks at worst 6.0 "
+        "B/entry paused and not run dispatching; never above the heap's 24 B."
+    )
+    assert v.realistic_sentences(small.iloc[:0]) == [
+        "The realistic matrix was not run in this report."
+    ]
+
+
+def test_latency_sentences_by_hand():
+    assert v.latency_sentences(latency_frame()) == [
+        f"JMH p99 of {v.METHOD_WORDS[m]} (prefill 1,000): time-buckets {tb} ns, sorted-chunks {sc} ns."
+        for m, tb, sc in zip(
+            v.BENCHMARKS.values(),
+            ("200", "1,000", "50,000"),
+            ("300", "9,000", "40,000"),
+            strict=True,
+        )
+    ]
+    assert v.latency_sentences(latency_frame().iloc[:0]) == [
+        "No JMH latency was found: the latency comparison is missing."
+    ]
+
+
+def test_broker_sentences_by_hand():
+    lines = v.broker_sentences(broker_frame(), latency_frame())
+    assert lines[0] == (
+        "Broker, w1: sorted-chunks 4.5 B/entry over 40 entries (behind); time-buckets 30.0 "
+        "B/entry over 100 entries; pip195-buckets 35.0 B/entry over 60 entries."
+    )
+    assert lines[1] == "Broker, w2: time-buckets 200.0 B/entry over 50 entries."
+    # w1 and w2 are not workloads of `broker run trackers`: every pair it asks for is missing
+    from trackerlab.experiments.real_broker import trackers as tr
+
+    assert lines[2].startswith("Not run in the broker: ")
+    assert lines[2].count(" on ") == len(tr.TRACKERS) * len(tr.WORKLOADS)
+    assert "sorted-chunks on " + next(iter(tr.WORKLOADS)) in lines[2]
+    assert len(lines) == 3
+    every = pd.DataFrame(
+        [broker_row(t, w, 10, 5.0) for t in tr.TRACKERS for w in tr.WORKLOADS]
+    )  # all ran: one sentence per workload and no "Not run" sentence
+    done = v.broker_sentences(every, latency_frame())
+    assert len(done) == len(tr.WORKLOADS) and not any(x.startswith("Not run") for x in done)
+    empty = pd.DataFrame(columns=list(v.BROKER_COLUMNS))
+    assert v.broker_sentences(empty, latency_frame())[0].startswith("No broker runs were found")
+
+
+def test_comparison_sentence_by_hand():
+    rows = pd.DataFrame({c: ["x", "y"] for c in v.COMPARISON_COLUMNS})
+    rows["design"] = ["a", "b"]
+    rows["memory_bytes_per_entry"] = ["12.5", "3.25"]
+    assert v.comparison_sentence(rows) == (
+        "Comparisons (2 rows): memory from 3.2 B/entry (b) to 12.5 B/entry (a)."
+    )
+    rows["memory_bytes_per_entry"] = ["n/a", ""]
+    assert v.comparison_sentence(rows) == "Comparisons (2 rows): no memory figure per entry."
+    assert v.comparison_sentence(None) == "Comparisons with other designs: not available."

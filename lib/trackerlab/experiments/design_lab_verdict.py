@@ -532,76 +532,98 @@ def answer(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataFrame,
             f"deploy it yet: {'; '.join(caveats)}.")  # fmt: skip
 
 
-def conclusions(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataFrame,
-                comparisons: pd.DataFrame | None,
-                proposal: str = PROPOSAL, incumbent: str = INCUMBENT) -> list[str]:  # fmt: skip
-    """The closing sentences, each computed from the frames: realistic matrix, latency,
-    broker, comparisons; missing inputs give a sentence saying what is missing."""
-    lines = []
-    if len(realistic):
-        s = realistic_summary(realistic, proposal)
-        g = realistic[realistic.design == proposal]
-        paused, live = g.bytes_per_entry.max(), g.live_bytes_per_entry.max()
-        lines.append(
-            f"Realistic matrix ({realistic.drop_duplicates(list(dl.CELL_COLUMNS)).shape[0]} cells, "
-            f"{int(realistic.index_entries.min()):,} to {int(realistic.index_entries.max()):,} held "
-            f"entries): {proposal} at worst {paused:.1f} B/entry paused and "
-            + (f"{live:.1f} B/entry dispatching" if not math.isnan(live) else "not run dispatching")
-            + (f"; above the heap's 24 B in {len(s.above)} cells, all of at most "
-               f"{int(s.above.index_entries.max()):,} held entries" if len(s.above)
-               else "; never above the heap's 24 B") + ".")  # fmt: skip
-        for name in ("time-buckets-hier", "triple-heap"):
-            h = realistic[realistic.design == name]
-            if len(h):
-                refused = int((h.refused.fillna("") != "").sum())
-                both = pd.concat([h.bytes_per_entry, h.live_bytes_per_entry]).dropna()
-                lines.append(f"{name}: at worst {both.max():.1f} B/entry where it holds the "
-                             f"workload; refused {refused} of {len(h)} cells.")  # fmt: skip
-    else:
-        lines.append("The realistic matrix was not run in this report.")
+def realistic_sentences(realistic: pd.DataFrame, proposal: str = PROPOSAL) -> list[str]:
+    """The realistic matrix: ``proposal``'s worst paused and dispatching bytes per entry and
+    its cells above the heap, then hier's and the heap's worst and refused cells."""
+    if not len(realistic):
+        return ["The realistic matrix was not run in this report."]
+    s = realistic_summary(realistic, proposal)
+    g = realistic[realistic.design == proposal]
+    paused, live = g.bytes_per_entry.max(), g.live_bytes_per_entry.max()
+    lines = [
+        f"Realistic matrix ({realistic.drop_duplicates(list(dl.CELL_COLUMNS)).shape[0]} cells, "
+        f"{int(realistic.index_entries.min()):,} to {int(realistic.index_entries.max()):,} held "
+        f"entries): {proposal} at worst {paused:.1f} B/entry paused and "
+        + (f"{live:.1f} B/entry dispatching" if not math.isnan(live) else "not run dispatching")
+        + (f"; above the heap's 24 B in {len(s.above)} cells, all of at most "
+           f"{int(s.above.index_entries.max()):,} held entries" if len(s.above)
+           else "; never above the heap's 24 B") + "."
+    ]  # fmt: skip
+    for name in ("time-buckets-hier", "triple-heap"):
+        h = realistic[realistic.design == name]
+        if len(h):
+            refused = int((h.refused.fillna("") != "").sum())
+            both = pd.concat([h.bytes_per_entry, h.live_bytes_per_entry]).dropna()
+            lines.append(f"{name}: at worst {both.max():.1f} B/entry where it holds the "
+                         f"workload; refused {refused} of {len(h)} cells.")  # fmt: skip
+    return lines
+
+
+def latency_sentences(latency: pd.DataFrame) -> list[str]:
+    """One sentence per JMH benchmark: each tracker's p99, or what is missing."""
     lat = latency_table(latency)
-    if len(lat):
-        t = lat.drop_duplicates("tracker").set_index("tracker")
-        for m in BENCHMARKS.values():
-            parts = [f"{name} {t.at[name, f'{m}_p99_ns']:,.0f} ns" for name in t.index
-                     if not math.isnan(t.at[name, f"{m}_p99_ns"])]  # fmt: skip
-            lines.append(f"JMH p99 of {METHOD_WORDS[m]} (prefill "
-                         f"{int(lat.prefill_messages.max()):,}): " + ", ".join(parts) + ".")  # fmt: skip
-    else:
-        lines.append("No JMH latency was found: the latency comparison is missing.")
-    if len(broker):
-        table = broker if "pending_share" in broker else broker_table(broker, latency)
-        for w, g in table.groupby("workload", sort=True):
-            parts = [f"{r.tracker} {r.jol_bytes_per_entry:.1f} B/entry over "
-                     f"{int(r.pending_entries):,} entries" + (" (behind)" if r.behind else "")
-                     for r in g.itertuples()]  # fmt: skip
-            lines.append(f"Broker, {w}: " + "; ".join(parts) + ".")
-        gone = missing_runs(table)
-        if gone:
-            lines.append("Not run in the broker: "
-                         + ", ".join(f"{t} on {w}" for t, w in gone) + ".")  # fmt: skip
-    else:
-        lines.append("No broker runs were found: the broker table is empty "
-                     "(run `trackerlab broker run trackers`).")  # fmt: skip
+    if not len(lat):
+        return ["No JMH latency was found: the latency comparison is missing."]
+    t = lat.drop_duplicates("tracker").set_index("tracker")
+    lines = []
+    for m in BENCHMARKS.values():
+        parts = [f"{name} {t.at[name, f'{m}_p99_ns']:,.0f} ns" for name in t.index
+                 if not math.isnan(t.at[name, f"{m}_p99_ns"])]  # fmt: skip
+        lines.append(f"JMH p99 of {METHOD_WORDS[m]} (prefill "
+                     f"{int(lat.prefill_messages.max()):,}): " + ", ".join(parts) + ".")  # fmt: skip
+    return lines
+
+
+def broker_sentences(broker: pd.DataFrame, latency: pd.DataFrame) -> list[str]:
+    """One sentence per broker workload (JOL bytes per entry over the pending entries of each
+    tracker, behind flagged), then the runs missing; or what is missing."""
+    if not len(broker):
+        return ["No broker runs were found: the broker table is empty "
+                "(run `trackerlab broker run trackers`)."]  # fmt: skip
+    table = broker if "pending_share" in broker else broker_table(broker, latency)
+    lines = []
+    for w, g in table.groupby("workload", sort=True):
+        parts = [f"{r.tracker} {r.jol_bytes_per_entry:.1f} B/entry over "
+                 f"{int(r.pending_entries):,} entries" + (" (behind)" if r.behind else "")
+                 for r in g.itertuples()]  # fmt: skip
+        lines.append(f"Broker, {w}: " + "; ".join(parts) + ".")
+    gone = missing_runs(table)
+    if gone:
+        lines.append("Not run in the broker: "
+                     + ", ".join(f"{t} on {w}" for t, w in gone) + ".")  # fmt: skip
+    return lines
+
+
+def comparison_sentence(comparisons: pd.DataFrame | None) -> str:
+    """The range of the other designs' memory per entry, or why it is not available."""
     if comparisons is None or not len(comparisons) or (comparisons.design == NOT_AVAILABLE).all():
         why = ""
         if comparisons is not None and len(comparisons):
             why = f" ({comparisons.notes.iloc[0]})"
-        lines.append(f"Comparisons with other designs: {NOT_AVAILABLE}{why}.")
-    else:
-        c = comparisons_table(comparisons).dropna(subset=["memory_bytes_per_entry"])
-        if len(c):
-            lo, hi = (
-                c.loc[c.memory_bytes_per_entry.idxmin()],
-                c.loc[c.memory_bytes_per_entry.idxmax()],
-            )
-            lines.append(f"Comparisons ({len(comparisons)} rows): memory from "
-                         f"{lo.memory_bytes_per_entry:.1f} B/entry ({lo.design}) to "
-                         f"{hi.memory_bytes_per_entry:.1f} B/entry ({hi.design}).")  # fmt: skip
-        else:
-            lines.append(f"Comparisons ({len(comparisons)} rows): no memory figure per entry.")
-    lines.append(answer(realistic, latency, broker, proposal, incumbent))
-    return lines
+        return f"Comparisons with other designs: {NOT_AVAILABLE}{why}."
+    c = comparisons_table(comparisons).dropna(subset=["memory_bytes_per_entry"])
+    if not len(c):
+        return f"Comparisons ({len(comparisons)} rows): no memory figure per entry."
+    lo, hi = c.loc[c.memory_bytes_per_entry.idxmin()], c.loc[c.memory_bytes_per_entry.idxmax()]
+    return (
+        f"Comparisons ({len(comparisons)} rows): memory from {lo.memory_bytes_per_entry:.1f} "
+        f"B/entry ({lo.design}) to {hi.memory_bytes_per_entry:.1f} B/entry ({hi.design})."
+    )
+
+
+def conclusions(realistic: pd.DataFrame, latency: pd.DataFrame, broker: pd.DataFrame,
+                comparisons: pd.DataFrame | None,
+                proposal: str = PROPOSAL, incumbent: str = INCUMBENT) -> list[str]:  # fmt: skip
+    """The closing sentences, each computed from the frames: realistic matrix, latency,
+    broker, comparisons, then the one-sentence :func:`answer` last; missing inputs give a
+    sentence saying what is missing."""
+    return [
+        *realistic_sentences(realistic, proposal),
+        *latency_sentences(latency),
+        *broker_sentences(broker, latency),
+        comparison_sentence(comparisons),
+        answer(realistic, latency, broker, proposal, incumbent),
+    ]
 
 
 # --------------------------------------------------------------------------- report helpers
