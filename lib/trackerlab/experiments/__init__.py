@@ -10,7 +10,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
   delayed --pulsar-version`` (its tables, figures and conclusions:
   :mod:`~trackerlab.experiments.pulsar_versions_report`);
-- :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue;
+- :mod:`~trackerlab.experiments.receiver_queue_sweeps`: receiver_queue (its tables and
+  sentences: :mod:`~trackerlab.experiments.receiver_queue_report`);
 - :mod:`~trackerlab.experiments.sweep_report`: spark_sweeps;
 - :mod:`~trackerlab.experiments.steady_state`: the one definition of steady-state bytes per
   entry (delayed_delivery, massive_delayed, spark_sweeps);
@@ -40,6 +41,7 @@ from trackerlab.experiments import (
     pending_acks_sizes,
     pulsar_versions,
     pulsar_versions_report,
+    receiver_queue_report,
     receiver_queue_sweeps,
     reproduce,
     steady_state,
@@ -59,6 +61,7 @@ __all__ = [
     "pending_acks_sizes",
     "pulsar_versions",
     "pulsar_versions_report",
+    "receiver_queue_report",
     "receiver_queue_sweeps",
     "reproduce",
     "steady_state",

@@ -24,7 +24,8 @@ What notebooks use (every name here is public):
 - :func:`show_reproduction` shows published numbers against the models;
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
-- :mod:`~trackerlab.reporting.design_lab_tables` shows the design lab's tables and texts;
+- :mod:`~trackerlab.reporting.design_lab_tables` shows the design lab's tables and texts,
+  :mod:`~trackerlab.reporting.receiver_queue_tables` the receiver queue report's tables and figures;
 - :func:`page_figure` (sized for the page), :func:`design_color` (one colour per design in
   every report), :func:`legend_outside` and :func:`from_zero`;
 - :func:`bytes_per_entry_axes`, :func:`plot_bucket_grid`, :func:`plot_published_points`,
@@ -34,13 +35,13 @@ What notebooks use (every name here is public):
 """
 
 from trackerlab.core.paths import display_path
+from trackerlab.reporting import design_lab_tables, receiver_queue_tables
 from trackerlab.reporting.broker_tables import (
     plot_broker_heap,
     plot_broker_runs,
     show_broker_comparisons,
     show_broker_summary,
 )
-from trackerlab.reporting import design_lab_tables
 from trackerlab.reporting.figure_check import figure_defects
 from trackerlab.reporting.formatting import (
     format_bytes,
@@ -127,6 +128,7 @@ __all__ = [
     "plot_published_points",
     "reader_header",
     "reader_text",
+    "receiver_queue_tables",
     "seed_short",
     "seed_title",
     "show_broker_comparisons",
