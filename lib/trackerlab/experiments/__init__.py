@@ -4,7 +4,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 
 - :mod:`~trackerlab.experiments.bucket_sweeps`: negative_acks and delayed_delivery;
 - :mod:`~trackerlab.experiments.massive_delayed` (+ :mod:`~trackerlab.experiments.massive_reference`):
-  massive_delayed, and ``trackerlab simulate delayed``;
+  massive_delayed, and ``trackerlab simulate delayed`` (the report's frames and figures:
+  :mod:`~trackerlab.experiments.massive_report`);
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
   pending_acks;
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
@@ -37,6 +38,7 @@ from trackerlab.experiments import (
     design_lab_verdict,
     massive_delayed,
     massive_reference,
+    massive_report,
     pending_acks_op_cost,
     pending_acks_sizes,
     pulsar_versions,
@@ -57,6 +59,7 @@ __all__ = [
     "design_lab_verdict",
     "massive_delayed",
     "massive_reference",
+    "massive_report",
     "pending_acks_op_cost",
     "pending_acks_sizes",
     "pulsar_versions",

@@ -25,7 +25,8 @@ What notebooks use (every name here is public):
 - :func:`display_path` and :func:`seed_title` / :func:`seed_short` keep machine paths and
   seed file names out of reports;
 - :mod:`~trackerlab.reporting.design_lab_tables` shows the design lab's tables and texts,
-  :mod:`~trackerlab.reporting.receiver_queue_tables` the receiver queue report's tables and figures;
+  :mod:`~trackerlab.reporting.receiver_queue_tables` the receiver queue report's tables and figures,
+  :mod:`~trackerlab.reporting.massive_tables` the massive_delayed report's tables and sentences;
 - :func:`page_figure` (sized for the page), :func:`design_color` (one colour per design in
   every report), :func:`legend_outside` and :func:`from_zero`;
 - :func:`bytes_per_entry_axes`, :func:`plot_bucket_grid`, :func:`plot_published_points`,
@@ -35,7 +36,7 @@ What notebooks use (every name here is public):
 """
 
 from trackerlab.core.paths import display_path
-from trackerlab.reporting import design_lab_tables, receiver_queue_tables
+from trackerlab.reporting import design_lab_tables, massive_tables, receiver_queue_tables
 from trackerlab.reporting.broker_tables import (
     plot_broker_heap,
     plot_broker_runs,
@@ -117,6 +118,7 @@ __all__ = [
     "from_zero",
     "headline",
     "legend_outside",
+    "massive_tables",
     "page_figure",
     "plan_headline",
     "plan_notes",
