@@ -3,6 +3,8 @@
 Each module returns tables (pandas, explicit units in column names) that one notebook plots:
 
 - :mod:`~trackerlab.experiments.bucket_sweeps`: negative_acks and delayed_delivery;
+- :mod:`~trackerlab.experiments.delayed_delivery`: delayed_delivery's tables, figures and
+  conclusions (a :class:`~trackerlab.experiments.findings.Findings`);
 - :mod:`~trackerlab.experiments.massive_delayed` (+ :mod:`~trackerlab.experiments.massive_reference`):
   massive_delayed, and ``trackerlab simulate delayed`` (the report's frames and figures:
   :mod:`~trackerlab.experiments.massive_report`);
@@ -31,6 +33,7 @@ Each module returns tables (pandas, explicit units in column names) that one not
 
 from trackerlab.experiments import (
     bucket_sweeps,
+    delayed_delivery,
     design_lab,
     design_lab_comparisons,
     design_lab_conclusions,
@@ -52,6 +55,7 @@ from trackerlab.experiments import (
 
 __all__ = [
     "bucket_sweeps",
+    "delayed_delivery",
     "design_lab",
     "design_lab_comparisons",
     "design_lab_conclusions",
