@@ -8,6 +8,7 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.massive_delayed` (+ :mod:`~trackerlab.experiments.massive_reference`):
   massive_delayed, and ``trackerlab simulate delayed`` (the report's frames and figures:
   :mod:`~trackerlab.experiments.massive_report`);
+- :mod:`~trackerlab.experiments.negative_acks`: negative_acks' tables, figures and conclusions;
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
   pending_acks;
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
@@ -42,6 +43,7 @@ from trackerlab.experiments import (
     massive_delayed,
     massive_reference,
     massive_report,
+    negative_acks,
     pending_acks_op_cost,
     pending_acks_sizes,
     pulsar_versions,
@@ -64,6 +66,7 @@ __all__ = [
     "massive_delayed",
     "massive_reference",
     "massive_report",
+    "negative_acks",
     "pending_acks_op_cost",
     "pending_acks_sizes",
     "pulsar_versions",
