@@ -10,7 +10,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
   :mod:`~trackerlab.experiments.massive_report`);
 - :mod:`~trackerlab.experiments.negative_acks`: negative_acks' tables, figures and conclusions;
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
-  pending_acks;
+  pending_acks; :mod:`~trackerlab.experiments.pending_acks_report`: its tables, figures and
+  conclusions;
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
   delayed --pulsar-version`` (its tables, figures and conclusions:
   :mod:`~trackerlab.experiments.pulsar_versions_report`);
@@ -45,6 +46,7 @@ from trackerlab.experiments import (
     massive_report,
     negative_acks,
     pending_acks_op_cost,
+    pending_acks_report,
     pending_acks_sizes,
     pulsar_versions,
     pulsar_versions_report,
@@ -68,6 +70,7 @@ __all__ = [
     "massive_report",
     "negative_acks",
     "pending_acks_op_cost",
+    "pending_acks_report",
     "pending_acks_sizes",
     "pulsar_versions",
     "pulsar_versions_report",

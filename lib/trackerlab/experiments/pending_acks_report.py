@@ -1,0 +1,315 @@
+"""The pending-acks report (``notebooks/pending_acks.ipynb``): its tables, figures and
+conclusions, computed from :mod:`pending_acks_sizes` and :mod:`pending_acks_op_cost`.
+
+The notebook keeps its parameters, calls these functions and shows what they return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from trackerlab.experiments import pending_acks_sizes as sizes
+from trackerlab.experiments.findings import Findings, Headline
+from trackerlab.experiments.reproduce import describe_counts
+from trackerlab.models.pending_acks import LAYOUTS
+from trackerlab.reporting.formatting import format_bytes, format_number, format_percent
+from trackerlab.reporting.tables import Column
+
+LAYOUT_ORDER: list[str] = list(LAYOUTS)
+SHORT: dict[str, str] = {name: name.removeprefix("pending-acks-") for name in LAYOUT_ORDER}
+OLD, NEW = "pending-acks-treemap", "pending-acks-open-hash-bitset"  # the seed's two columns
+KIB, MIB = 1024, 1024**2
+
+DATASET_COLUMNS: dict[str, str | Column] = {
+    "dataset": "dataset",
+    **{SHORT[n]: Column(f"{SHORT[n]} (KiB)", scale=KIB) for n in LAYOUT_ORDER},
+}
+WINDOW_COLUMNS: dict[str, str] = {
+    "window": "window (entries)",
+    "ledgers": "ledgers",
+    **{SHORT[n]: f"{SHORT[n]} (B/entry)" for n in LAYOUT_ORDER},
+}
+HELD_COLUMNS: dict[str, str | Column] = {
+    "layout": "layout",
+    "bytes": Column("JVM KiB while the tail is held", scale=KIB),
+}
+RATIO_COLUMNS: dict[str, str | Column] = {
+    "cycle": "cycle",
+    "ledgers": "ledgers",
+    **{SHORT[n]: Column(SHORT[n], fmt="{:.2f}") for n in LAYOUT_ORDER},
+}
+RATIO_CAPTIONS = {
+    "touch_ratio": "Cache lines touched, as a ratio to treemap",
+    "time_ratio": "Python time, as a ratio to treemap",
+}
+COST_COLUMNS: dict[str, str] = {
+    "cycle": "cycle",
+    "ledgers": "ledgers",
+    "layout": "layout",
+    "touches": "touches per op",
+    "random": "random accesses",
+    "streamed_bytes": "streamed (B)",
+    "nodes": "nodes",
+    "lookups": "lookups",
+    "probes": "probes",
+    "allocs": "allocations",
+    "alloc_bytes": "allocated (B)",
+}
+DIRECTION_COLUMNS: dict[str, str | Column] = {
+    "cycle": "cycle",
+    "ledgers": "ledgers",
+    "seed_change": Column("seed JMH change", fmt=format_percent),
+    "touch_change": Column("touches change", fmt=format_percent),
+    "python_change": Column("Python time change", fmt=format_percent),
+    "touches_agree": "touches pick the seed's winner",
+    "python_agree": "Python time picks the seed's winner",
+}
+
+
+def colors() -> dict[str, str]:
+    """Each layout's short name -> its colour (the same in every report)."""
+    from trackerlab.reporting import design_color
+
+    return {SHORT[name]: design_color(name) for name in LAYOUT_ORDER}
+
+
+def worst_reproduced(repro: pd.DataFrame) -> float:
+    """Largest ``|model / published - 1|`` over the rows categorised as reproduced."""
+    return repro.loc[repro["category"] == "reproduced", "ratio"].sub(1).abs().max()
+
+
+def plot_reproduction(repro: pd.DataFrame) -> None:
+    """Section 1's figure: model / published - 1 per id, with the ±3% band."""
+    import matplotlib.pyplot as plt
+
+    from trackerlab.reporting import legend_outside
+
+    _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
+    ax.axhspan(-3, 3, color="#d9d9d9", zorder=0, label="±3% band")
+    ax.bar(repro.index, (repro["ratio"] - 1) * 100, color="#2a9d8f", label="JVM model against JOL")
+    ax.set_ylabel("model / published - 1 (%)")
+    ax.set_title("JVM layout model against the JOL numbers of #26024")
+    ax.tick_params(axis="x", rotation=90)
+    legend_outside(ax)
+
+
+def case_label(entries: int, ledgers: int) -> str:
+    """A dataset's name in the tables: ``50,000 entries / 1 ledgers``."""
+    return f"{entries:,} entries / {ledgers} ledgers"
+
+
+def by_dataset(table: pd.DataFrame, value: str) -> pd.DataFrame:
+    """``value`` (``jvm_bytes`` or ``python_bytes``) of ``sizes.size_table``: one row per
+    seed dataset in :data:`sizes.SEED_CASES` order, one column per layout (full names)."""
+    case = table["entries"].map("{:,}".format) + " entries / " + table["ledgers"].astype(str)
+    table = table.assign(case=case + " ledgers")
+    order = [case_label(e, n) for e, n in sizes.SEED_CASES]
+    return table.pivot(index="case", columns="layout", values=value)[LAYOUT_ORDER].loc[order]
+
+
+def dataset_table(wide: pd.DataFrame) -> pd.DataFrame:
+    """:func:`by_dataset` with short layout names, for :data:`DATASET_COLUMNS`."""
+    return wide.rename(columns=SHORT).rename_axis("dataset")
+
+
+def plot_window_grid(grid: pd.DataFrame, window_sizes: Sequence[int]) -> None:
+    """Section 3's figure: JVM bytes per entry against ledgers, one panel per window."""
+    import matplotlib.pyplot as plt
+
+    from trackerlab.reporting import legend_outside, plot_lines
+
+    grid = grid.assign(short=grid["layout"].map(SHORT))
+    fig, axes = plt.subplots(
+        1, len(window_sizes), figsize=(9.6, 3.8), sharey=True, squeeze=False, layout="constrained"
+    )
+    for ax, window in zip(axes[0], window_sizes, strict=False):
+        part = grid[grid["window"] == window]
+        plot_lines(ax, part, "ledgers", "jvm_bytes_per_entry", "short", colors=colors())
+        for line in ax.get_lines():
+            line.set_marker("o")
+        ax.set_xscale("log")
+        ax.set_title(f"window {window:,} entries")
+        ax.set_xlabel("ledgers in the window (log)")
+        ax.set_ylim(bottom=0)
+    axes[0][0].set_ylabel("JVM bytes per entry")
+    legend_outside(fig)
+
+
+def window_table(grid: pd.DataFrame) -> pd.DataFrame:
+    """JVM bytes per entry by (window, ledgers), one column per layout (short names)."""
+    wide = grid.pivot_table(
+        index=["window", "ledgers"], columns="layout", values="jvm_bytes_per_entry"
+    )
+    return wide[LAYOUT_ORDER].rename(columns=SHORT)
+
+
+def retention(peak: int, keep: int) -> pd.DataFrame:
+    """``sizes.retention_timeline`` of every layout, one frame."""
+    return pd.concat([sizes.retention_timeline(layout, peak, keep) for layout in LAYOUT_ORDER])
+
+
+def plot_retention(timeline: pd.DataFrame, peak: int, keep: int) -> None:
+    """Section 4's first figure: JVM MiB over the checkpoints, drain and hold shaded."""
+    import matplotlib.pyplot as plt
+
+    from trackerlab.reporting import legend_outside, plot_lines
+
+    timeline = timeline.assign(short=timeline["layout"].map(SHORT))
+    _, ax = plt.subplots(figsize=(9.6, 3.8), layout="constrained")
+    plot_lines(ax, timeline, "t", "jvm_bytes", "short", scale=MIB, step=True, colors=colors())
+    for phase, color in (("drain", "#f4f1de"), ("hold", "#e9c46a")):
+        span = timeline[timeline["phase"] == phase]["t"]
+        ax.axvspan(span.min() - 1, span.max(), color=color, alpha=0.35, lw=0)
+    ax.set_xlabel("checkpoint (ramp, drain, hold shaded, bucket dropped)")
+    ax.set_ylabel("JVM MiB")
+    ax.set_title(f"One ledger: peak {peak:,} entries, then {keep:,} kept")
+    ax.set_ylim(bottom=0)
+    legend_outside(ax)
+
+
+def held_bytes(timeline: pd.DataFrame) -> pd.Series:
+    """JVM bytes of each layout at the last checkpoint of the hold phase (full names)."""
+    held = timeline[timeline["phase"] == "hold"].groupby("layout")["jvm_bytes"].last()
+    return held.reindex(LAYOUT_ORDER)
+
+
+def held_table(held: pd.Series) -> pd.DataFrame:
+    """:func:`held_bytes` with short names, for :data:`HELD_COLUMNS`."""
+    return held.rename(index=SHORT).rename_axis("layout").to_frame("bytes")
+
+
+def stuck_entry(window: int) -> pd.DataFrame:
+    """``sizes.stuck_entry_timeline`` of every layout (4 ledgers of ``window`` entries), with
+    JVM bytes per pending entry."""
+    stuck = pd.concat(
+        [
+            sizes.stuck_entry_timeline(layout, window=window, ledgers=4, entries_per_ledger=window)
+            for layout in LAYOUT_ORDER
+        ]
+    )
+    stuck["bytes_per_entry"] = stuck["jvm_bytes"] / stuck["entries"]
+    return stuck
+
+
+def plot_stuck_entry(stuck: pd.DataFrame, window: int) -> None:
+    """Section 4's second figure: bytes per pending entry with one entry of ledger 0 stuck."""
+    import matplotlib.pyplot as plt
+
+    from trackerlab.reporting import legend_outside, plot_lines
+
+    stuck = stuck.assign(short=stuck["layout"].map(SHORT))
+    _, ax = plt.subplots(figsize=(9.6, 3.6), layout="constrained")
+    plot_lines(ax, stuck, "t", "bytes_per_entry", "short", colors=colors())
+    ax.set_xlabel("entries dispatched")
+    ax.set_ylabel("JVM bytes per pending entry")
+    ax.set_title(f"Rolling window of {window:,} entries with one entry of ledger 0 stuck")
+    ax.set_ylim(bottom=0)
+    legend_outside(ax)
+
+
+def ratio_table(costs: pd.DataFrame, value: str) -> pd.DataFrame:
+    """``value`` (``touch_ratio``, ``time_ratio``) of ``run_bench`` by (cycle, ledgers), one
+    column per layout (short names), cycles in run order."""
+    wide = costs.pivot_table(index=["cycle", "ledgers"], columns="layout", values=value, sort=False)
+    return wide[LAYOUT_ORDER].rename(columns=SHORT)
+
+
+def plot_direction(direction: pd.DataFrame) -> None:
+    """Section 5's figure: the seed's JMH change against the change in touches, per cell."""
+    import matplotlib.pyplot as plt
+
+    from trackerlab.reporting import legend_outside
+
+    _, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
+    labels = direction["cycle"].str.replace("Cycle", "") + " / " + direction["ledgers"].astype(str)
+    x = range(len(direction))
+    ax.bar([i - 0.2 for i in x], direction["seed_change"] * 100, width=0.4, label="seed JMH")
+    ax.bar([i + 0.2 for i in x], direction["touch_change"] * 100, width=0.4, label="touches")
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(list(x), labels, rotation=60, ha="right", fontsize=9)
+    ax.set_ylabel("open-hash-bitset against treemap (%)")
+    ax.set_title("Where the primitive layout wins (below 0) and loses (above 0)")
+    legend_outside(ax)
+
+
+def conclusions(
+    jvm: pd.DataFrame,
+    grid: pd.DataFrame,
+    held: pd.Series,
+    direction: pd.DataFrame,
+    *,
+    worst: float,
+    counts: dict[str, int],
+    published: int,
+    window_sizes: Sequence[int],
+    retention_peak: int,
+    retention_keep: int,
+) -> Findings:
+    """The report's answer, headlines and bullets from the seed datasets (:func:`by_dataset`
+    of JVM bytes), the window grid, the held tail (:func:`held_bytes`) and the JMH direction
+    (``seed_direction``); ``worst`` is :func:`worst_reproduced`.
+
+    The one-ledger dataset is the largest seed dataset with one ledger; each window bullet
+    quotes the cheapest and dearest layout at the window's widest ledger spread.
+    """
+    entries = max(e for e, n in sizes.SEED_CASES if n == 1)
+    row = jvm.loc[case_label(entries, 1)]
+    old, new = row[OLD], row[NEW]
+    smallest = row.idxmin()
+    wins = direction[direction["touch_change"] < 0]
+    agree = int(direction["touches_agree"].sum()) if not direction.empty else 0
+    tail_new, tail_old = held[NEW], held[OLD]
+    cells = len(direction)
+
+    findings = Findings(
+        answer=(
+            f"For {entries:,} pending entries of one ledger, #26024's open-hash-bitset layout "
+            f"holds {format_bytes(new)} ({format_number(new / entries, 3)} B/entry) against "
+            f"{format_bytes(old)} ({format_number(old / entries, 3)} B/entry) for the TreeMap it "
+            f"replaces; it touches fewer cache lines in {len(wins)} of {cells} benchmark cycles, "
+            f"but a stuck tail of {retention_keep:,} entries keeps {format_bytes(tail_new)} "
+            f"against {format_bytes(tail_old)}."
+        )
+    )
+    findings.headlines += [
+        Headline(
+            f"open-hash-bitset, {entries:,} entries in 1 ledger",
+            format_bytes(new),
+            f"TreeMap {format_bytes(old)}; JVM model within {format_percent(worst)} of every "
+            "reproduced JOL number",
+        ),
+        Headline(
+            "JMH winner matched by the cost model",
+            f"{agree} of {cells} cells",
+            "estimated cache lines touched, treemap against open-hash-bitset",
+        ),
+    ]
+    lines = findings.lines
+    lines += [
+        f"* **Reproduction** of the {published} JOL numbers: {describe_counts(counts)}; the JVM "
+        f"model is within {format_percent(worst)} of every reproduced one.",
+        f"* **Smallest layout** for {entries:,} entries in one ledger: {SHORT[smallest]} with "
+        f"{format_bytes(row[smallest])} ({format_number(row[smallest] / entries, 3)} B/entry); "
+        f"the TreeMap needs {format_number(old / row[smallest], 2)}× as much.",
+    ]
+    for window in window_sizes:
+        part = grid[grid["window"] == window]
+        spread = part.ledgers.max()
+        at = part[part.ledgers == spread].set_index("layout").jvm_bytes_per_entry
+        lines.append(
+            f"* **Window of {window:,} entries over {spread} ledgers:** {SHORT[at.idxmin()]} "
+            f"{format_number(at.min(), 3)} B/entry, {SHORT[at.idxmax()]} "
+            f"{format_number(at.max(), 3)} B/entry."
+        )
+    lines.append(
+        f"* **Retention:** with {retention_keep:,} entries left after a {retention_peak:,} peak, "
+        f"the hash layouts keep their peak arrays: open-hash-bitset {format_bytes(tail_new)} "
+        f"against the TreeMap's {format_bytes(tail_old)}."
+    )
+    lines.append(
+        f"* **Speed:** the cost model picks the seed's JMH winner in {agree} of {cells} cells; "
+        f"the primitive layout touches fewer cache lines in {len(wins)} of them."
+    )
+    return findings
