@@ -30,7 +30,8 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.real_broker.stored`: real_broker (stored ``trackerlab broker
   run`` results, read without a broker);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
-  reproduction table.
+  reproduction table; :mod:`~trackerlab.experiments.overview`: the overview report's tables
+  and conclusions.
 """
 
 from trackerlab.experiments import (
@@ -45,6 +46,7 @@ from trackerlab.experiments import (
     massive_reference,
     massive_report,
     negative_acks,
+    overview,
     pending_acks_op_cost,
     pending_acks_report,
     pending_acks_sizes,
@@ -69,6 +71,7 @@ __all__ = [
     "massive_reference",
     "massive_report",
     "negative_acks",
+    "overview",
     "pending_acks_op_cost",
     "pending_acks_report",
     "pending_acks_sizes",

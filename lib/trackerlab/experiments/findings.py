@@ -18,6 +18,12 @@ class Headline:
     value: str
     note: str = ""
 
+    def show(self) -> None:
+        """Publish this figure (in a notebook)."""
+        from trackerlab.reporting import headline
+
+        headline(self.label, self.value, self.note)
+
 
 @dataclass
 class Findings:
@@ -29,10 +35,10 @@ class Findings:
 
     def show(self) -> None:
         """Publish the answer, then the headlines, then the bullets (in a notebook)."""
-        from trackerlab.reporting import answer, headline, show_conclusions
+        from trackerlab.reporting import answer, show_conclusions
 
         if self.answer:
             answer(self.answer)
         for h in self.headlines:
-            headline(h.label, h.value, h.note)
+            h.show()
         show_conclusions(self.lines)
