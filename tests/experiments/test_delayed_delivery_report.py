@@ -153,3 +153,10 @@ def test_conclusions_without_run_containers_or_spread_delays() -> None:
 def test_jvm_at_tick_is_nan_when_not_swept() -> None:
     assert report.jvm_at_tick(_prec(), 1000, True) == 0.5
     assert math.isnan(report.jvm_at_tick(_prec(), 5000))
+
+
+def test_captions() -> None:
+    assert report.grid_caption(50000, "fixed:1h", 9) == (
+        "50,000 messages delayed fixed at 1 h; rows at the default 1 s tick (9 bits) when the grid is long"
+    )
+    assert report.tick_caption(2_000_000, 8.0) == "2,000,000 messages at 8 msg/ms per point"

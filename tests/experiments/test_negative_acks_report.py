@@ -99,3 +99,13 @@ def test_jvm_per_entry_filters_every_column() -> None:
     _, prec, *_ = _frames()
     assert report.jvm_per_entry(prec, trim_bits=12, run_optimize=True) == 0.1
     assert math.isnan(report.jvm_per_entry(prec, trim_bits=16))
+
+
+def test_captions() -> None:
+    assert report.grid_caption(20000, "fixed:60s") == (
+        "20,000 nacks redelivered after fixed at 1 min; rows at the default 8 bits when the grid is long"
+    )
+    assert report.precision_caption(20000, 1.0) == "20,000 nacks at 1 nacks/ms"
+    assert report.delays_caption(20000, 1.0) == (
+        "Varying redelivery delays at 1 nacks/ms, 8 bits (snapshot of the first 20,000 nacks)"
+    )

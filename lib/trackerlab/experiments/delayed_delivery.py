@@ -66,6 +66,19 @@ SPREAD_COLUMNS: dict[str, str] = {
 }
 
 
+def grid_caption(messages: int, delay: str, default_bits: int) -> str:
+    """Caption of the bucket-grid table (rows at the default tick when the grid is long)."""
+    return (
+        f"{messages:,} messages delayed {format_delay(delay)}; rows at the default 1 s tick "
+        f"({default_bits} bits) when the grid is long"
+    )
+
+
+def tick_caption(messages: int, rate_per_ms: float) -> str:
+    """Caption of the tick-sweep table."""
+    return f"{format_number(messages)} messages at {format_number(rate_per_ms)} msg/ms per point"
+
+
 def heap_bytes_per_entry(base: pd.DataFrame) -> float:
     """The triple heap's JVM bytes per entry, direct memory included, from the first row of
     ``bucket_sweeps.baselines`` (``bytesCapacity()`` plus the on-heap objects)."""

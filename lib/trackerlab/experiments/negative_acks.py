@@ -67,6 +67,27 @@ SPREAD_COLUMNS: dict[str, str] = {
 }
 
 
+def grid_caption(messages: int, delay: str) -> str:
+    """Caption of the bucket-grid table (rows at the default bits when the grid is long)."""
+    return (
+        f"{messages:,} nacks redelivered after {format_delay(delay)}; rows at the default "
+        f"{DEFAULT_BITS} bits when the grid is long"
+    )
+
+
+def precision_caption(messages: int, rate_per_ms: float) -> str:
+    """Caption of the precision table."""
+    return f"{messages:,} nacks at {format_number(rate_per_ms)} nacks/ms"
+
+
+def delays_caption(messages: int, rate_per_ms: float) -> str:
+    """Caption of the redelivery-delay table (a snapshot at the default bits)."""
+    return (
+        f"Varying redelivery delays at {format_number(rate_per_ms)} nacks/ms, "
+        f"{DEFAULT_BITS} bits (snapshot of the first {messages:,} nacks)"
+    )
+
+
 def pip_points(repro: pd.DataFrame) -> pd.DataFrame:
     """The PIP's measurements N04, N09 and N10 (bytes per entry) at their messages per
     bucket M, for the stars of the bytes-per-entry figure."""
