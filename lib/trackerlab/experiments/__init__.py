@@ -3,15 +3,11 @@
 Each module returns tables (pandas, explicit units in column names) that one notebook plots:
 
 - :mod:`~trackerlab.experiments.bucket_sweeps`: negative_acks and delayed_delivery;
-- :mod:`~trackerlab.experiments.delayed_delivery`: delayed_delivery's tables, figures and
-  conclusions (a :class:`~trackerlab.experiments.findings.Findings`);
 - :mod:`~trackerlab.experiments.massive_delayed` (+ :mod:`~trackerlab.experiments.massive_reference`):
   massive_delayed, and ``trackerlab simulate delayed`` (the report's frames and figures:
   :mod:`~trackerlab.experiments.massive_report`);
-- :mod:`~trackerlab.experiments.negative_acks`: negative_acks' tables, figures and conclusions;
 - :mod:`~trackerlab.experiments.pending_acks_sizes`, :mod:`~trackerlab.experiments.pending_acks_op_cost`:
-  pending_acks; :mod:`~trackerlab.experiments.pending_acks_report`: its tables, figures and
-  conclusions;
+  pending_acks;
 - :mod:`~trackerlab.experiments.pulsar_versions`: pulsar_versions, and ``trackerlab simulate
   delayed --pulsar-version`` (its tables, figures and conclusions:
   :mod:`~trackerlab.experiments.pulsar_versions_report`);
@@ -30,13 +26,15 @@ Each module returns tables (pandas, explicit units in column names) that one not
 - :mod:`~trackerlab.experiments.real_broker.stored`: real_broker (stored ``trackerlab broker
   run`` results, read without a broker);
 - :mod:`~trackerlab.experiments.reproduce`: ``trackerlab reproduce`` and every notebook's
-  reproduction table; :mod:`~trackerlab.experiments.overview`: the overview report's tables
-  and conclusions.
+  reproduction table.
+
+The reports whose tables and sentences need :mod:`trackerlab.reporting`'s formatters keep them
+one layer up, in ``reporting/<report>_report.py`` (delayed_delivery, negative_acks,
+pending_acks, overview).
 """
 
 from trackerlab.experiments import (
     bucket_sweeps,
-    delayed_delivery,
     design_lab,
     design_lab_comparisons,
     design_lab_conclusions,
@@ -45,10 +43,7 @@ from trackerlab.experiments import (
     massive_delayed,
     massive_reference,
     massive_report,
-    negative_acks,
-    overview,
     pending_acks_op_cost,
-    pending_acks_report,
     pending_acks_sizes,
     pulsar_versions,
     pulsar_versions_report,
@@ -61,7 +56,6 @@ from trackerlab.experiments import (
 
 __all__ = [
     "bucket_sweeps",
-    "delayed_delivery",
     "design_lab",
     "design_lab_comparisons",
     "design_lab_conclusions",
@@ -70,10 +64,7 @@ __all__ = [
     "massive_delayed",
     "massive_reference",
     "massive_report",
-    "negative_acks",
-    "overview",
     "pending_acks_op_cost",
-    "pending_acks_report",
     "pending_acks_sizes",
     "pulsar_versions",
     "pulsar_versions_report",

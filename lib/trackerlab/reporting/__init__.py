@@ -36,7 +36,16 @@ What notebooks use (every name here is public):
 """
 
 from trackerlab.core.paths import display_path
-from trackerlab.reporting import design_lab_tables, massive_tables, receiver_queue_tables
+from trackerlab.reporting import (
+    delayed_delivery_report,
+    design_lab_tables,
+    findings,
+    massive_tables,
+    negative_acks_report,
+    overview_report,
+    pending_acks_report,
+    receiver_queue_tables,
+)
 from trackerlab.reporting.broker_tables import (
     plot_broker_heap,
     plot_broker_runs,
@@ -104,11 +113,13 @@ __all__ = [
     "bytes_per_entry_axes",
     "coinciding",
     "container_share",
+    "delayed_delivery_report",
     "design_color",
     "design_lab_tables",
     "display_path",
     "escape_markdown",
     "figure_defects",
+    "findings",
     "format_bytes",
     "format_delay",
     "format_duration",
@@ -119,7 +130,10 @@ __all__ = [
     "headline",
     "legend_outside",
     "massive_tables",
+    "negative_acks_report",
+    "overview_report",
     "page_figure",
+    "pending_acks_report",
     "plan_headline",
     "plan_notes",
     "plot_broker_heap",

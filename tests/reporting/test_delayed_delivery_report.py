@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from trackerlab.experiments import delayed_delivery as report
+from trackerlab.reporting import delayed_delivery_report as report
 
 
 def test_heap_bytes_per_entry_adds_direct_memory() -> None:

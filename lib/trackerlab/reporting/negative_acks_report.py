@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from trackerlab.experiments.findings import Findings, Headline
 from trackerlab.experiments.reproduce import PIP_X50, PIP_X500, describe_counts
+from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_delay, format_number, format_percent
 from trackerlab.reporting.tables import Column
 
@@ -101,9 +101,9 @@ def plot_bytes_per_entry(
 ) -> None:
     """Section 2's figure: the bucket grid, its theory, the hash-map versions A and B
     (``base`` is ``bucket_sweeps.baselines`` indexed by design) and the PIP's stars."""
-    from trackerlab.reporting import (
+    from trackerlab.catalog.colors import design_color
+    from trackerlab.reporting.plots import (
         bytes_per_entry_axes,
-        design_color,
         legend_outside,
         plot_bucket_grid,
         plot_published_points,
@@ -125,7 +125,7 @@ def plot_precision(prec: pd.DataFrame, rate_per_ms: float) -> None:
     """Section 3's figure: JVM bytes per entry against the early bound ``2^k - 1`` ms."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside
+    from trackerlab.reporting.plots import legend_outside
 
     _, ax = plt.subplots(figsize=(9.6, 4.5), layout="constrained")
     for r, style in ((False, "o-"), (True, "s-")):
@@ -148,7 +148,7 @@ def plot_random_subsets(
     entropy bound and the pair hash map."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside
+    from trackerlab.reporting.plots import legend_outside
 
     _, ax = plt.subplots(figsize=(9.6, 4.5), layout="constrained")
     f = subsets.fraction

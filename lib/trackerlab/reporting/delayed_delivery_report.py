@@ -13,9 +13,9 @@ import pandas as pd
 
 from trackerlab.experiments import bucket_sweeps as sweeps
 from trackerlab.experiments import steady_state
-from trackerlab.experiments.findings import Findings, Headline
 from trackerlab.experiments.reproduce import BLOG, describe_counts
 from trackerlab.models.delayed import precision_bits_for_tick
+from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_delay, format_number
 from trackerlab.reporting.tables import Column
 
@@ -98,7 +98,11 @@ def plot_bytes_per_entry(
     table: pd.DataFrame, curves: pd.DataFrame, heap_b: float, blog: pd.DataFrame
 ) -> None:
     """Section 2's figure: the bucket grid, its theory, the heap line and the blog's stars."""
-    from trackerlab.reporting import bytes_per_entry_axes, plot_bucket_grid, plot_published_points
+    from trackerlab.reporting.plots import (
+        bytes_per_entry_axes,
+        plot_bucket_grid,
+        plot_published_points,
+    )
 
     _, ax = bytes_per_entry_axes("Delayed-delivery trackers: bytes per entry")
     plot_bucket_grid(ax, table, curves, "blog AES")

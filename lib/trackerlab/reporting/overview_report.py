@@ -11,8 +11,8 @@ from dataclasses import asdict
 
 import pandas as pd
 
-from trackerlab.experiments.findings import Findings, Headline
 from trackerlab.experiments.reproduce import CATEGORIES, as_rows, load_published
+from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.tables import Column
 
 BY_SYSTEM_COLUMNS: dict[str, str] = {
@@ -48,7 +48,7 @@ UNSETTLED = ("explained", "deviates", "pending")
 
 def published_numbers() -> pd.DataFrame:
     """``data/published/published_numbers.csv`` as a frame, seeds by title (never by file)."""
-    from trackerlab.reporting import seed_title
+    from trackerlab.reporting.seeds import seed_title
 
     published = pd.DataFrame([asdict(p) for p in load_published().values()])
     published["seed"] = published["seed"].map(seed_title)
@@ -93,7 +93,7 @@ def plot_categories(table: pd.DataFrame, counts: dict[str, int]) -> None:
     """Stacked bars: the category of every number, one bar per seed document."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside
+    from trackerlab.reporting.plots import legend_outside
 
     shown = [c for c in CATEGORIES if counts[c]]
     status = pd.crosstab(table["seed"], table["category"]).reindex(columns=shown, fill_value=0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from trackerlab.experiments import pending_acks_report as report
+from trackerlab.reporting import pending_acks_report as report
 
 TREEMAP, BITSET = "pending-acks-treemap", "pending-acks-open-hash-bitset"
 MIB = 1024 * 1024

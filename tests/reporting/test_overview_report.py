@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trackerlab.experiments import overview as report
+from trackerlab.reporting import overview_report as report
 
 CSV = Path(__file__).resolve().parents[2] / "data" / "published" / "published_numbers.csv"
 

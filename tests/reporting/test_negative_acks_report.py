@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from trackerlab.experiments import negative_acks as report
+from trackerlab.reporting import negative_acks_report as report
 
 
 def test_pip_points_sit_at_m_equals_x_times_2_pow_10() -> None:

@@ -20,7 +20,7 @@ class Headline:
 
     def show(self) -> None:
         """Publish this figure (in a notebook)."""
-        from trackerlab.reporting import headline
+        from trackerlab.reporting.headline import headline
 
         headline(self.label, self.value, self.note)
 
@@ -35,7 +35,8 @@ class Findings:
 
     def show(self) -> None:
         """Publish the answer, then the headlines, then the bullets (in a notebook)."""
-        from trackerlab.reporting import answer, show_conclusions
+        from trackerlab.reporting.headline import answer
+        from trackerlab.reporting.markdown import show_conclusions
 
         if self.answer:
             answer(self.answer)

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 import pandas as pd
 
 from trackerlab.experiments import pending_acks_sizes as sizes
-from trackerlab.experiments.findings import Findings, Headline
 from trackerlab.experiments.reproduce import describe_counts
 from trackerlab.models.pending_acks import LAYOUTS
+from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_bytes, format_number, format_percent
 from trackerlab.reporting.tables import Column
 
@@ -70,7 +70,7 @@ DIRECTION_COLUMNS: dict[str, str | Column] = {
 
 def colors() -> dict[str, str]:
     """Each layout's short name -> its colour (the same in every report)."""
-    from trackerlab.reporting import design_color
+    from trackerlab.catalog.colors import design_color
 
     return {SHORT[name]: design_color(name) for name in LAYOUT_ORDER}
 
@@ -84,7 +84,7 @@ def plot_reproduction(repro: pd.DataFrame) -> None:
     """Section 1's figure: model / published - 1 per id, with the ±3% band."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside
+    from trackerlab.reporting.plots import legend_outside
 
     _, ax = plt.subplots(figsize=(9, 3.4), layout="constrained")
     ax.axhspan(-3, 3, color="#d9d9d9", zorder=0, label="±3% band")
@@ -118,7 +118,7 @@ def plot_window_grid(grid: pd.DataFrame, window_sizes: Sequence[int]) -> None:
     """Section 3's figure: JVM bytes per entry against ledgers, one panel per window."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside, plot_lines
+    from trackerlab.reporting.plots import legend_outside, plot_lines
 
     grid = grid.assign(short=grid["layout"].map(SHORT))
     fig, axes = plt.subplots(
@@ -154,7 +154,7 @@ def plot_retention(timeline: pd.DataFrame, peak: int, keep: int) -> None:
     """Section 4's first figure: JVM MiB over the checkpoints, drain and hold shaded."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside, plot_lines
+    from trackerlab.reporting.plots import legend_outside, plot_lines
 
     timeline = timeline.assign(short=timeline["layout"].map(SHORT))
     _, ax = plt.subplots(figsize=(9.6, 3.8), layout="constrained")
@@ -197,7 +197,7 @@ def plot_stuck_entry(stuck: pd.DataFrame, window: int) -> None:
     """Section 4's second figure: bytes per pending entry with one entry of ledger 0 stuck."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside, plot_lines
+    from trackerlab.reporting.plots import legend_outside, plot_lines
 
     stuck = stuck.assign(short=stuck["layout"].map(SHORT))
     _, ax = plt.subplots(figsize=(9.6, 3.6), layout="constrained")
@@ -220,7 +220,7 @@ def plot_direction(direction: pd.DataFrame) -> None:
     """Section 5's figure: the seed's JMH change against the change in touches, per cell."""
     import matplotlib.pyplot as plt
 
-    from trackerlab.reporting import legend_outside
+    from trackerlab.reporting.plots import legend_outside
 
     _, ax = plt.subplots(figsize=(9, 4.8), layout="constrained")
     labels = direction["cycle"].str.replace("Cycle", "") + " / " + direction["ledgers"].astype(str)
