@@ -173,6 +173,54 @@ def _tick_latencies(
     return (-timing.tick_latency_ns * np.log1p(-u)).tolist()
 
 
+def _partition_producers(
+    partitions: int,
+    duration_ns: float,
+    delay_ns: float,
+    payload_bytes: int,
+    timing: ProducerTiming,
+    max_messages: int,
+    max_bytes: int,
+    max_pending: int,
+) -> list[_PartitionProducer]:
+    """One partition producer per partition, each with its ticker phase and tick latencies."""
+    return [
+        _PartitionProducer(
+            timing.tick_phases_ns[q] % delay_ns,
+            delay_ns,
+            payload_bytes,
+            max_messages,
+            max_bytes,
+            max_pending,
+            timing,
+            _tick_latencies(timing, q, duration_ns, delay_ns),
+        )
+        for q in range(partitions)
+    ]
+
+
+def _close_and_collect(
+    parts: list[_PartitionProducer],
+    produced: int,
+    router_switches: int,
+    blocked: int,
+    hung_at: float | None,
+) -> ProducerEntries:
+    """Flush every open batch at its next tick and gather the entries of all partitions."""
+    for pp in parts:  # open batches go out at their next tick
+        if pp.flush_at is not None:
+            pp.flush(pp.flush_at)
+    return ProducerEntries(
+        ready_ns=[pp.ready for pp in parts],
+        messages=[pp.messages for pp in parts],
+        entry_bytes=[pp.bytes for pp in parts],
+        produced=produced,
+        router_switches=router_switches,
+        blocked_sends=blocked,
+        hung_at_ns=hung_at,
+    )
+
+
 def perf_producer(
     rate: float,
     partitions: int,
@@ -204,19 +252,18 @@ def perf_producer(
         delay_ns,
         batching=batching,
     )
-    parts = [
-        _PartitionProducer(
-            timing.tick_phases_ns[q] % delay_ns,
-            delay_ns,
-            payload_bytes,
-            max_messages,
-            max_bytes,
-            max_pending,
-            timing,
-            _tick_latencies(timing, q, duration_ns, delay_ns),
-        )
-        for q in range(partitions)
-    ]
+    parts = _partition_producers(
+        partitions,
+        duration_ns,
+        delay_ns,
+        payload_bytes,
+        timing,
+        max_messages,
+        max_bytes,
+        max_pending,
+    )
+    # the loop below stays in one function: it runs once per run of sends (once per message
+    # with batching off), and a helper call per step would slow the simulator
     caller = 0.0  # when the loop next calls Wait
     produced = blocked = 0
     hung_at = None
@@ -312,15 +359,4 @@ def perf_producer(
         lim.take(caller, 1)
         produced += 1
         caller = t_add
-    for pp in parts:  # open batches go out at their next tick
-        if pp.flush_at is not None:
-            pp.flush(pp.flush_at)
-    return ProducerEntries(
-        ready_ns=[pp.ready for pp in parts],
-        messages=[pp.messages for pp in parts],
-        entry_bytes=[pp.bytes for pp in parts],
-        produced=produced,
-        router_switches=router.switches,
-        blocked_sends=blocked,
-        hung_at_ns=hung_at,
-    )
+    return _close_and_collect(parts, produced, router.switches, blocked, hung_at)
