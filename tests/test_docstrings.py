@@ -15,8 +15,7 @@ import pytest
 from tests.conftest import REPO
 
 MODELS = REPO / "lib" / "trackerlab" / "models"
-#: The packages under the rule (``receiver_queue/legacy`` is the benchmark's frozen baseline,
-#: outside the glob).
+#: The packages under the rule.
 PACKAGES = (
     "primitives",
     "time_buckets",

@@ -79,14 +79,18 @@ def test_simulate_fixed_java_with_a_slow_application(cli):
     assert int(summary["peak_prefetched_messages"]) > 10
 
 
-def test_bench_runs_a_short_case_with_both_engines(cli):
+def test_bench_runs_a_short_case_beside_the_stored_legacy_ratio(cli):
     res = cli("bench", "receiver-queue", "--duration-s", "1", "--rate", "2k/s")
     assert res.returncode == 0, res.stdout + res.stderr
     lines = res.stdout.splitlines()
     assert lines[0].split()[:3] == ["case", "produced", "consumed"]
     go_fixed = next(line for line in lines if line.startswith("go fixed 1000 x1"))
-    assert "x " in go_fixed or "x  " in go_fixed  # a ratio column
-    assert lines[-1].startswith("all cases")
+    assert " 91.0x " in go_fixed  # data/bench/receiver_queue_legacy.json, go fixed 1000 x1
+    assert lines[-2].startswith("all cases") and lines[-2].rstrip().endswith("30.3x")
+    assert "stored figure from commit 7c596d8d9d63" in lines[-1]
+    deprecated = cli("bench", "receiver-queue", "--duration-s", "1", "--no-legacy")
+    assert deprecated.returncode == 0 and "--no-legacy is deprecated" in deprecated.stderr
+    assert deprecated.stdout.splitlines()[1:-1] != []  # same table, harness only
     assert_one_line_error(cli("bench", "receiver-queue", "--rate", "0/s"), "--rate: the rate")
     assert_one_line_error(cli("bench", "receiver-queue", "--rate", "20000"), "20000/s")
 

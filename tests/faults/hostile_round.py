@@ -57,7 +57,7 @@ BASES: dict[str, list[str]] = {
     "bench heaps": ["--messages", "1000", "--loop-messages", "100"],
     "bench pending-acks": ["--entries", "100", "--ops", "100", "--repeats", "1"],
     "bench plan": ["--entries", "1000", "--no-jvm"],
-    "bench receiver-queue": ["--duration-s", "1", "--no-legacy"],
+    "bench receiver-queue": ["--duration-s", "1"],
     "bench sweep": ["--messages", "1000"],
     "sweep": ["--profile", "smoke", "--dry-run", "--out", "{tmp}/sweep"],
     "report": [

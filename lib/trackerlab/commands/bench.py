@@ -7,6 +7,7 @@ parser); the work is in :mod:`trackerlab.bench`, imported inside the handler.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from trackerlab.core.errors import UsageError
@@ -186,13 +187,14 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
 def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "receiver-queue",
-        help="receiver-queue simulators: 60 s at 20,000 msg/s, modelled harness vs legacy engine",
+        help="receiver-queue simulator: 60 s at 20,000 msg/s, beside the stored legacy ratio",
         description=(
             "Simulate --duration-s seconds of the perf producer at --rate msg/s (1.2 M "
             "messages by default) for Go and Java, one and three partitions and a fixed "
-            "queue, with the modelled harness and with the legacy per-message engine, in one "
-            "process; print both wall times, their ratio, and FAIL for a case whose "
-            "application stops consuming or falls more than 1 s of traffic behind."
+            "queue with the modelled harness; print its wall times, FAIL for a case whose "
+            "application stops consuming or falls more than 1 s of traffic behind, and "
+            "beside each case the retired legacy engine's ratio as stored in "
+            "data/bench/receiver_queue_legacy.json (a figure of its commit, not re-measured)."
         ),
     )
     p.add_argument("--rate", default="20k/s", help="producer rate (default 20k/s)")
@@ -202,19 +204,38 @@ def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:
         default=60.0,
         help="simulated seconds, or a duration with its unit: 90s, 2m (default 60)",
     )
-    p.add_argument("--no-legacy", action="store_true", help="skip the legacy engine (no ratio)")
+    p.add_argument(
+        "--no-legacy",
+        action="store_true",
+        help="deprecated, no effect: the legacy engine is retired (issue 30)",
+    )
     p.set_defaults(func=_run_receiver_queue)
 
 
 def _run_receiver_queue(args: argparse.Namespace) -> int:
-    from trackerlab.bench.receiver_queue_bench import format_bench, run_bench
+    from trackerlab.bench.receiver_queue_bench import (
+        format_bench,
+        load_stored_legacy,
+        run_bench,
+        stored_legacy_path,
+    )
     from trackerlab.core.params import check_float
     from trackerlab.workloads.units import parse_rate_per_ms
 
     rate = check_float("--rate (msg/s)", parse_rate_per_ms(args.rate, "--rate") * 1000, 1, 1e7)
     duration = check_float("--duration-s", args.duration_s, 0, 3600, lo_open=True)
-    rows = run_bench(rate, duration, legacy=not args.no_legacy)
-    print(format_bench(rows))
+    if args.no_legacy:
+        print(
+            "--no-legacy is deprecated and has no effect: the legacy engine is retired",
+            file=sys.stderr,
+        )
+    rows = run_bench(rate, duration)
+    try:
+        stored = load_stored_legacy()
+    except FileNotFoundError:
+        stored = None
+        print(f"no stored legacy run at {stored_legacy_path()}: no ratio", file=sys.stderr)
+    print(format_bench(rows, stored))
     return 0 if all(r.ok for r in rows) else 1
 
 
