@@ -583,15 +583,10 @@ def _ledger_bitmaps_bytes(topic: Topic, t: float, first_ledger: int) -> tuple[fl
     return float(containers.sum() + objects), int((n_containers > 0).sum())
 
 
-def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
-    """PIP-195's bucket tracker (see the module docstring)."""
-    min_index_count = settings.min_index_count
-    segment_ms = settings.segment_ms
-    max_indexes = settings.max_indexes_per_segment
-    r, tick, span = topic.rate, topic.tick_ms, topic.ledger_ms
-    t = topic.times
-    k_steps = len(t)
-    # seals at ledger rollovers
+def _pip195_seals(topic: Topic, min_index_count: int) -> tuple[list[float], list[float]]:
+    """Bucket seals at ledger rollovers: (seal times, start of each sealed bucket), in ms.
+    O(ledgers)."""
+    tick, span = topic.tick_ms, topic.ledger_ms
     seal_at, seal_start = [], []
     start = 0.0
     rollover = span
@@ -601,6 +596,131 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
             seal_start.append(start)
             start = rollover
         rollover += span
+    return seal_at, seal_start
+
+
+def _mutable_queue_capacity(
+    seal_step: np.ndarray, sealed_sizes: np.ndarray | list, adds: float, mutable: np.ndarray
+) -> np.ndarray:
+    """The mutable bucket's TripleLongPriorityQueue buffer bytes per step: it grows to each
+    sealed bucket's size, empties at the seal, and holds ``mutable`` after each step's adds.
+    O(K + seals)."""
+    k_steps = len(mutable)
+    queue = TripleHeapCapacity()
+    mutable_cap = np.empty(k_steps)
+    seals_in_step: dict[int, list[float]] = {}
+    for k, size in zip(seal_step.tolist(), np.atleast_1d(sealed_sizes).tolist(), strict=False):
+        seals_in_step.setdefault(k, []).append(size)
+    for k in range(k_steps):
+        for size in seals_in_step.get(k, ()):
+            queue.set_count(max(queue.count, round(size)))
+            queue.set_count(0)
+        queue.add_many(round(adds))
+        queue.set_count(round(mutable[k]))
+        mutable_cap[k] = queue.bytes_capacity()
+    return mutable_cap
+
+
+@dataclass
+class _SealedBuckets:
+    """Sums over the sealed buckets per step: each shape's profile convolved with its seals."""
+
+    shapes: dict[float, BucketShape]
+    shared: np.ndarray  # indexes loaded into the shared queue
+    shared_adds: np.ndarray  # indexes added to the shared queue in the step
+    alive: np.ndarray  # sealed buckets not yet fully delivered
+    recovery_indexes: np.ndarray  # indexes a restart would load (first segments)
+    bucket_bytes: np.ndarray  # per-bucket heap objects
+    persisted: np.ndarray  # snapshot bytes of the live buckets
+    written: np.ndarray  # cumulative snapshot bytes written
+    bk_entries: np.ndarray  # cumulative BookKeeper entries written
+    metadata_alive: np.ndarray  # snapshot metadata bytes of the live buckets
+
+
+def _sealed_buckets(
+    topic: Topic,
+    seal_start: list[float],
+    seal_at: list[float],
+    seal_step: np.ndarray,
+    settings: Settings,
+) -> _SealedBuckets:
+    """Group the seals by bucket shape and sum each shape's profiles over the run (FFT
+    convolutions). O(shapes x K log K)."""
+    k_steps = topic.steps
+    x = (np.arange(k_steps) + 0.5) * topic.step_ms + topic.tick_ms
+    shapes: dict[float, BucketShape] = {}
+    seals_by_shape: dict[float, np.ndarray] = {}
+    for a, b, k in zip(seal_start, seal_at, seal_step.tolist(), strict=True):
+        key = round(b - a, 3)
+        if key not in shapes:
+            shapes[key] = bucket_shape(
+                topic, b - a, settings.segment_ms, settings.max_indexes_per_segment
+            )
+            seals_by_shape[key] = np.zeros(k_steps)
+        seals_by_shape[key][k] += 1
+    out = _SealedBuckets(shapes, *(np.zeros(k_steps) for _ in range(9)))
+    for key, shape in shapes.items():
+        seals = seals_by_shape[key]
+        prof = shape.profiles(x)
+        loaded = prof["loaded"]
+        live = _fft_convolve(seals, prof["alive"])
+        out.shared += _fft_convolve(seals, prof["shared"])
+        out.shared_adds += _fft_convolve(seals, np.diff(np.r_[0.0, loaded]))
+        out.recovery_indexes += _fft_convolve(seals, prof["segment"])
+        out.alive += live
+        out.bucket_bytes += live * bt.bucket_heap_bytes(shape.segments, shape.ledgers)
+        out.persisted += live * shape.snapshot_bytes
+        out.metadata_alive += live * shape.metadata_bytes
+        sealed = np.cumsum(seals)
+        out.written += sealed * shape.snapshot_bytes
+        out.bk_entries += sealed * (1 + shape.segments)
+    out.shared = np.maximum(out.shared, 0.0)
+    return out
+
+
+def _shared_queue_capacity(
+    topic: Topic,
+    buckets: _SealedBuckets,
+    mutable: np.ndarray,
+    adds: float,
+    seal_step: np.ndarray,
+    sealed_sizes: np.ndarray | list,
+) -> np.ndarray:
+    """The shared TripleLongPriorityQueue's buffer bytes per step, peaks included. O(K)."""
+    # due mutable indexes pass through the shared queue inside one getScheduledMessages call;
+    # the dispatcher calls it about once per tick, so one tick's worth adds to the peak
+    shared = buckets.shared
+    sealed_now = np.zeros(len(mutable))
+    if len(seal_step):
+        np.add.at(sealed_now, seal_step, np.atleast_1d(sealed_sizes))
+    moved = np.maximum(np.r_[0.0, mutable[:-1]] + adds - sealed_now - mutable, 0.0)
+    per_call = moved * min(1.0, topic.tick_ms / topic.step_ms)
+    shared_peaks = np.r_[0.0, shared[:-1]] + np.maximum(buckets.shared_adds, 0.0) + per_call
+    return _heap_capacity(shared, shared_peaks)
+
+
+def _pip195_bitmaps_bytes(topic: Topic, mutable_from: np.ndarray) -> np.ndarray:
+    """Per-ledger bitmaps plus the in-flight ledgers' Long2Object map at each sample time.
+    O(samples x ledgers)."""
+    t = topic.times
+    s = topic.sample_index
+    bitmaps = np.zeros(len(s))
+    for i, k in enumerate(s.tolist()):
+        b_bytes, _ = _ledger_bitmaps_bytes(topic, float(t[k]), 0)
+        in_flight_ledgers = math.ceil((float(t[k]) - mutable_from[k]) / topic.ledger_ms - 1e-9)
+        inflight_map = jc.fastutil_long2object_open_hash_map(
+            jc.fastutil_capacity(in_flight_ledgers)
+        )
+        bitmaps[i] = b_bytes + inflight_map
+    return bitmaps
+
+
+def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
+    """PIP-195's bucket tracker (see the module docstring)."""
+    tick = topic.tick_ms
+    t = topic.times
+    k_steps = len(t)
+    seal_at, seal_start = _pip195_seals(topic, settings.min_index_count)
     seal_at_arr = np.array(seal_at)
     seal_start_arr = np.array(seal_start)
     # the mutable bucket: entries since the last seal still undelivered
@@ -613,78 +733,20 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
     seal_step = np.minimum(
         np.floor(seal_at_arr / topic.step_ms + 1e-9).astype(np.int64), k_steps - 1
     )
-    adds = r * topic.step_ms * topic.tracked_fraction
-    queue = TripleHeapCapacity()
-    mutable_cap = np.empty(k_steps)
+    adds = topic.rate * topic.step_ms * topic.tracked_fraction
     sealed_sizes = (
         topic.pending(seal_start_arr, seal_at_arr, seal_at_arr + tick) if len(seal_at) else []
     )
-    seals_in_step: dict[int, list[float]] = {}
-    for k, size in zip(seal_step.tolist(), np.atleast_1d(sealed_sizes).tolist(), strict=False):
-        seals_in_step.setdefault(k, []).append(size)
-    for k in range(k_steps):
-        for size in seals_in_step.get(k, ()):
-            queue.set_count(max(queue.count, round(size)))
-            queue.set_count(0)
-        queue.add_many(round(adds))
-        queue.set_count(round(mutable[k]))
-        mutable_cap[k] = queue.bytes_capacity()
-    # shapes and their profiles over relative steps
-    x = (np.arange(k_steps) + 0.5) * topic.step_ms + tick
-    shapes: dict[float, BucketShape] = {}
-    seals_by_shape: dict[float, np.ndarray] = {}
-    for a, b, k in zip(seal_start, seal_at, seal_step.tolist(), strict=True):
-        key = round(b - a, 3)
-        if key not in shapes:
-            shapes[key] = bucket_shape(topic, b - a, segment_ms, max_indexes)
-            seals_by_shape[key] = np.zeros(k_steps)
-        seals_by_shape[key][k] += 1
-    shared = np.zeros(k_steps)
-    shared_adds = np.zeros(k_steps)
-    alive = np.zeros(k_steps)
-    recovery_indexes = np.zeros(k_steps)
-    bucket_bytes = np.zeros(k_steps)
-    persisted = np.zeros(k_steps)
-    written = np.zeros(k_steps)
-    bk_entries = np.zeros(k_steps)
-    metadata_alive = np.zeros(k_steps)
-    for key, shape in shapes.items():
-        seals = seals_by_shape[key]
-        prof = shape.profiles(x)
-        loaded = prof["loaded"]
-        live = _fft_convolve(seals, prof["alive"])
-        shared += _fft_convolve(seals, prof["shared"])
-        shared_adds += _fft_convolve(seals, np.diff(np.r_[0.0, loaded]))
-        recovery_indexes += _fft_convolve(seals, prof["segment"])
-        alive += live
-        bucket_bytes += live * bt.bucket_heap_bytes(shape.segments, shape.ledgers)
-        persisted += live * shape.snapshot_bytes
-        metadata_alive += live * shape.metadata_bytes
-        sealed = np.cumsum(seals)
-        written += sealed * shape.snapshot_bytes
-        bk_entries += sealed * (1 + shape.segments)
-    shared = np.maximum(shared, 0.0)
-    # due mutable indexes pass through the shared queue inside one getScheduledMessages call;
-    # the dispatcher calls it about once per tick, so one tick's worth adds to the peak
-    sealed_now = np.zeros(k_steps)
-    if len(seal_at):
-        np.add.at(sealed_now, seal_step, np.atleast_1d(sealed_sizes))
-    moved = np.maximum(np.r_[0.0, mutable[:-1]] + adds - sealed_now - mutable, 0.0)
-    per_call = moved * min(1.0, tick / topic.step_ms)
-    shared_peaks = np.r_[0.0, shared[:-1]] + np.maximum(shared_adds, 0.0) + per_call
-    shared_cap = _heap_capacity(shared, shared_peaks)
+    mutable_cap = _mutable_queue_capacity(seal_step, sealed_sizes, adds, mutable)
+    buckets = _sealed_buckets(topic, seal_start, seal_at, seal_step, settings)
+    shapes, shared, alive = buckets.shapes, buckets.shared, buckets.alive
+    shared_cap = _shared_queue_capacity(topic, buckets, mutable, adds, seal_step, sealed_sizes)
     s = topic.sample_index
-    bitmaps = np.zeros(len(s))
-    for i, k in enumerate(s.tolist()):
-        b_bytes, _ = _ledger_bitmaps_bytes(topic, float(t[k]), 0)
-        in_flight_ledgers = math.ceil((float(t[k]) - mutable_from[k]) / span - 1e-9)
-        inflight_map = jc.fastutil_long2object_open_hash_map(
-            jc.fastutil_capacity(in_flight_ledgers)
-        )
-        bitmaps[i] = b_bytes + inflight_map
+    bitmaps = _pip195_bitmaps_bytes(topic, mutable_from)
     direct = mutable_cap[s] + shared_cap[s]  # the TripleLongPriorityQueues' buffers
-    memory = direct + bucket_bytes[s] + bitmaps
+    memory = direct + buckets.bucket_bytes[s] + bitmaps
     sizes = [sh.total for sh in shapes.values()]
+    recovery_indexes, metadata_alive = buckets.recovery_indexes, buckets.metadata_alive
     return DesignRun(
         design="pip195-buckets",
         times_ms=t[s],
@@ -692,10 +754,10 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
         direct_bytes=direct,
         indexed=mutable[s] + shared[s],
         retained_entries=retention.retained_entries,
-        persisted_bytes=persisted[s],
-        extra_written=written[s],
-        extra_writes_bytes=float(written[-1]),
-        extra_bk_entries=float(bk_entries[-1]),
+        persisted_bytes=buckets.persisted[s],
+        extra_written=buckets.written[s],
+        extra_writes_bytes=float(buckets.written[-1]),
+        extra_bk_entries=float(buckets.bk_entries[-1]),
         retention_max_ms=retention.max_ms,
         retention_mean_ms=retention.mean_ms,
         recovery_entries_read=retention.entries_after_mark_delete,
@@ -711,7 +773,7 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
             "indexes_per_bucket": float(np.mean(sizes)) if sizes else 0.0,
             "mutable_bytes_end": float(mutable_cap[-1]),
             "shared_bytes_end": float(shared_cap[-1]),
-            "bucket_objects_bytes_end": float(bucket_bytes[-1]),
+            "bucket_objects_bytes_end": float(buckets.bucket_bytes[-1]),
             "bitmaps_bytes_end": float(bitmaps[-1]),
             "cursor_property_updates": float(len(seal_at) + (len(seal_at) - alive[-1])),
         },
