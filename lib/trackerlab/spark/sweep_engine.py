@@ -674,6 +674,87 @@ def _failure_line(exc: BaseException, where: str, store: SweepStore, kept: int) 
     )
 
 
+def _todo_within_budget(
+    grid: Grid,
+    store: SweepStore,
+    keys: dict[str, GridPoint],
+    expect: dict[str, dict[str, Any]],
+    master: str | None,
+    allow_large: bool,
+) -> tuple[set[str], list[GridPoint]]:
+    """The points done and those still to compute (read-only, before any session); the
+    latter refused in one line when their estimated cost exceeds the machine unless
+    ``allow_large``."""
+    from trackerlab.core.budget import check as check_budget
+
+    done = store.completed(keys, expect=expect)  # read-only: is a session needed at all?
+    todo = [p for p in grid.points if p.key not in done]
+    if todo:
+        check_budget(
+            estimate_sweep(
+                Grid(grid.name, grid.source, "", 0, tuple(todo), grid.settings),
+                _local_cores(master),
+            ),
+            allow_large,
+        )
+    return done, todo
+
+
+def _run_wave_or_one_line(
+    spark: SparkSession,
+    grid: Grid,
+    wave: list[GridPoint],
+    label: str,
+    log: Log,
+    store: SweepStore,
+    kept: int,
+) -> tuple[dict[int, PointResult], float]:
+    """:func:`run_wave` with Ctrl-C kept as such and a Spark failure turned into one line
+    naming the ``kept`` finished points."""
+    with sigint_watched() as interrupted:
+        try:
+            return run_wave(spark, grid, wave, label, log)
+        except (UsageError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # Spark died, a worker was lost, the JVM is gone
+            if interrupted():  # Ctrl-C inside a py4j call: "Answer ... is empty"
+                raise KeyboardInterrupt from None
+            raise _failure_line(exc, label, store, kept) from None
+
+
+def _write_point(
+    store: SweepStore,
+    grid: Grid,
+    point: GridPoint,
+    res: PointResult,
+    prov: dict[str, Any],
+    wall: float,
+    wave_points: int,
+    wave_messages: int,
+) -> None:
+    """Write one computed point's design rows with their provenance and timing columns."""
+    from trackerlab.spark.rows import design_rows
+
+    agg = bc.histogram_aggregates(res.totals, res.ledger_counts, res.bucket_counts)
+    extra = {
+        **prov,
+        "root_seed": grid.root_seed,
+        "grid_name": grid.name,
+        "wave_wall_s": wall,
+        "wave_points": wave_points,
+        "wave_messages": wave_messages,
+        "wall_s": wall * point.workload.messages / wave_messages,
+        "task_s": res.totals["task_us"] / 1e6,
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    rows = [{**row, **extra} for row in design_rows(point, res.totals, agg)]
+    store.write_point(
+        point.key,
+        rows,
+        {"grid_row": point.grid_row, "label": point.label(), "wall_s": extra["wall_s"]},
+    )
+
+
 def run_sweep(
     grid: Grid,
     out: str | Path,
@@ -688,8 +769,6 @@ def run_sweep(
     ``allow_large`` (:mod:`trackerlab.core.budget`); Spark failing mid-run, a full disk or a
     damaged folder end with one line, every finished point kept.
     """
-    from trackerlab.core.budget import check as check_budget
-    from trackerlab.spark.rows import design_rows
     from trackerlab.spark.session import get_session
 
     store = SweepStore(out)
@@ -698,16 +777,7 @@ def run_sweep(
         raise UsageError(f"{grid.source}: the grid has no points")
     keys = {p.key: p for p in grid.points}
     expect = expected_identities(grid.points)
-    done = store.completed(keys, expect=expect)  # read-only: is a session needed at all?
-    todo = [p for p in grid.points if p.key not in done]
-    if todo:
-        check_budget(
-            estimate_sweep(
-                Grid(grid.name, grid.source, "", 0, tuple(todo), grid.settings),
-                _local_cores(master),
-            ),
-            allow_large,
-        )
+    done, todo = _todo_within_budget(grid, store, keys, expect, master, allow_large)
     t0 = time.perf_counter()
     if todo:  # first the session: a bad master fails before anything is printed or written
         spark = spark or get_session(master)
@@ -731,36 +801,11 @@ def run_sweep(
         computed = 0
         for w, wave in enumerate(waves, 1):
             label = f"wave {w}/{len(waves)}"
-            with sigint_watched() as interrupted:
-                try:
-                    results, wall = run_wave(spark, grid, wave, label, log)
-                except (UsageError, KeyboardInterrupt):
-                    raise
-                except Exception as exc:  # Spark died, a worker was lost, the JVM is gone
-                    if interrupted():  # Ctrl-C inside a py4j call: "Answer ... is empty"
-                        raise KeyboardInterrupt from None
-                    raise _failure_line(exc, label, store, len(done) + computed_points) from None
+            kept = len(done) + computed_points
+            results, wall = _run_wave_or_one_line(spark, grid, wave, label, log, store, kept)
             wave_messages = sum(p.workload.messages for p in wave)
             for i, point in enumerate(wave):
-                res = results[i]
-                agg = bc.histogram_aggregates(res.totals, res.ledger_counts, res.bucket_counts)
-                extra = {
-                    **prov,
-                    "root_seed": grid.root_seed,
-                    "grid_name": grid.name,
-                    "wave_wall_s": wall,
-                    "wave_points": len(wave),
-                    "wave_messages": wave_messages,
-                    "wall_s": wall * point.workload.messages / wave_messages,
-                    "task_s": res.totals["task_us"] / 1e6,
-                    "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                }
-                rows = [{**row, **extra} for row in design_rows(point, res.totals, agg)]
-                store.write_point(
-                    point.key,
-                    rows,
-                    {"grid_row": point.grid_row, "label": point.label(), "wall_s": extra["wall_s"]},
-                )
+                _write_point(store, grid, point, results[i], prov, wall, len(wave), wave_messages)
                 computed_points += 1
             computed += wave_messages
             log(
