@@ -4,9 +4,14 @@ size columns; ``trackerlab designs``: the catalog."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from trackerlab.core import strict_json
 from trackerlab.sizing.request import OPTIONS
+
+if TYPE_CHECKING:
+    from trackerlab.models.pulsar_releases import Release
+    from trackerlab.sizing.request import SizeResult
 
 #: Workload defaults of ``trackerlab size`` (a small, fast stream), in user units.
 WORKLOAD_DEFAULTS = {
@@ -100,36 +105,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_designs)
 
 
-def run(args: argparse.Namespace) -> int:
-    from trackerlab.catalog import CATALOG, size
-    from trackerlab.catalog import versioned as cv
-    from trackerlab.core.budget import check as check_budget
+def _print_catalog(buildable: list[str], listing: bool) -> int:
+    """``size --list``: one line per buildable design; without ``--list``, the usage error."""
+    from trackerlab.catalog import CATALOG
     from trackerlab.core.errors import UsageError
-    from trackerlab.core.params import MAX_SEED, check_float
-    from trackerlab.experiments.costs import size_estimate
-    from trackerlab.models import pulsar_releases
-    from trackerlab.sizing.request import SIZE_COLUMNS, SizeRequest
-    from trackerlab.workloads.delay_spec import DelaySpec
-    from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS, PatternSpec, Workload
-    from trackerlab.workloads.units import parse_count, parse_duration_ms, parse_rate_per_ms
 
-    buildable = CATALOG.names("build")
-    if args.list or not args.design:
-        if not args.list:
-            raise UsageError(f"size needs a DESIGN; choose one of: {', '.join(buildable)}")
-        for name in buildable:
-            design = CATALOG[name]
-            print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
-        return 0
-    release = pulsar_releases.resolve(args.pulsar_version)
-    defaults = cv.request_defaults(release)
+    if not listing:
+        raise UsageError(f"size needs a DESIGN; choose one of: {', '.join(buildable)}")
+    for name in buildable:
+        design = CATALOG[name]
+        print(f"{name:30s} {design.summary}  [options: {', '.join(design.options) or 'none'}]")
+    return 0
+
+
+def _fill_release_defaults(args: argparse.Namespace, defaults: dict[str, int]) -> None:
+    """Options left unset take the Pulsar release's defaults (tick, nack bits, ledger size)."""
     if args.tick is None:
         args.tick = f"{defaults['tick_ms']}ms"
     if args.nack_precision_bits is None:
         args.nack_precision_bits = str(defaults["trim_bits"])
     if args.entries_per_ledger is None:
         args.entries_per_ledger = str(defaults["entries_per_ledger"])
-    # the options first, with their flag names, then the design
+
+
+def _workload_numbers(args: argparse.Namespace) -> tuple[int, float, int, int, int, int]:
+    """Messages, rate (per ms), batch, entries per ledger, start ledger and seed, checked in
+    that order with their flag names."""
+    from trackerlab.core.params import MAX_SEED, check_float
+    from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS
+    from trackerlab.workloads.units import parse_count, parse_rate_per_ms
+
     messages = parse_count(args.messages, "--messages", 0, 10**11)
     rate = check_float(
         "--rate (messages per ms)",
@@ -141,6 +146,16 @@ def run(args: argparse.Namespace) -> int:
     epl = parse_count(args.entries_per_ledger, "--entries-per-ledger", 1, 1 << 30)
     start_ledger = parse_count(args.start_ledger, "--start-ledger", 0, (1 << 62))
     seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
+    return messages, rate, batch, epl, start_ledger, seed
+
+
+def _design_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The design options (tick, nack bits, ledgers, layout...), checked by a SizeRequest."""
+    from trackerlab.core.errors import UsageError
+    from trackerlab.sizing.request import SizeRequest
+    from trackerlab.workloads.stream import Workload
+    from trackerlab.workloads.units import parse_count, parse_duration_ms
+
     tick = parse_duration_ms(args.tick, "--tick")
     if not (1 <= tick <= 86_400_000 and float(tick).is_integer()):
         raise UsageError(f"--tick must be a whole number of ms in 1ms..1d, got {args.tick!r}")
@@ -153,6 +168,52 @@ def run(args: argparse.Namespace) -> int:
         shape=args.shape,
     )
     SizeRequest(Workload(0), **options)  # validates the design options
+    return options
+
+
+def _print_sizes(
+    release: Release, note: str | None, result: SizeResult, row: dict[str, Any]
+) -> None:
+    """The text output: release, design, entries, each size column with its bytes per entry,
+    then the design's details."""
+    from trackerlab.sizing.request import SIZE_COLUMNS
+
+    print(f"pulsar_version     {release.label} (structures and defaults assumed)")
+    if note:
+        print(f"note               {note}")
+    print(f"design             {result.structure}")
+    print(f"entries            {result.entries}")
+    for column in SIZE_COLUMNS:
+        value = row[column]
+        if value is None:
+            continue
+        per = row[column.replace("_bytes", "_bytes_per_entry")]
+        per_text = f"   ({per:.4g} B/entry)" if per is not None else ""
+        print(f"{column:18s} {value:,.0f}{per_text}")
+    for key, value in result.details.items():
+        if key != "pulsar_version":  # printed first
+            print(f"{key:18s} {value}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from trackerlab.catalog import CATALOG, size
+    from trackerlab.catalog import versioned as cv
+    from trackerlab.core.budget import check as check_budget
+    from trackerlab.core.errors import UsageError
+    from trackerlab.experiments.costs import size_estimate
+    from trackerlab.models import pulsar_releases
+    from trackerlab.sizing.request import SizeRequest
+    from trackerlab.workloads.delay_spec import DelaySpec
+    from trackerlab.workloads.stream import PatternSpec, Workload
+
+    buildable = CATALOG.names("build")
+    if args.list or not args.design:
+        return _print_catalog(buildable, args.list)
+    release = pulsar_releases.resolve(args.pulsar_version)
+    _fill_release_defaults(args, cv.request_defaults(release))
+    # the options first, with their flag names, then the design
+    messages, rate, batch, epl, start_ledger, seed = _workload_numbers(args)
+    options = _design_options(args)
     delay, pattern = DelaySpec.parse(args.delay), PatternSpec.parse(args.pattern)
     tracker = cv.TRACKER_ALIASES.get(args.design)
     if tracker is None:
@@ -184,21 +245,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(strict_json.dumps(row))
         return 0
-    print(f"pulsar_version     {release.label} (structures and defaults assumed)")
-    if note:
-        print(f"note               {note}")
-    print(f"design             {result.structure}")
-    print(f"entries            {result.entries}")
-    for column in SIZE_COLUMNS:
-        value = row[column]
-        if value is None:
-            continue
-        per = row[column.replace("_bytes", "_bytes_per_entry")]
-        per_text = f"   ({per:.4g} B/entry)" if per is not None else ""
-        print(f"{column:18s} {value:,.0f}{per_text}")
-    for key, value in result.details.items():
-        if key != "pulsar_version":  # printed first
-            print(f"{key:18s} {value}")
+    _print_sizes(release, note, result, row)
     return 0
 
 
