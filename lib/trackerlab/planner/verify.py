@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,10 @@ from trackerlab.planner.snapshot import exact_counts
 from trackerlab.planner.streams import TrackedStream
 from trackerlab.planner.workload import PlanWorkload
 from trackerlab.workloads.stream import DEFAULT_START_MS
+
+if TYPE_CHECKING:
+    from trackerlab.jvmcheck.pulsar.harness_runner import HarnessCase, Measured
+    from trackerlab.sizing.jvm import JvmLayout
 
 #: Entries one tracker may hold for ``--verify`` (the harness adds them one call at a time).
 MAX_ENTRIES = 2_000_000
@@ -109,6 +114,132 @@ def snapshot_entries(
     return rows, math.floor(now)
 
 
+#: One tracker's cases: (tracker, design, case names, entries held, exact-model bytes,
+#: planned bytes per snapshot; empty: the plan's row).
+_Meta = tuple[str, str, list[str], list[int], list[int], list[int]]
+
+
+def _snapshot_case(
+    w: PlanWorkload,
+    p: Plan,
+    stream: TrackedStream,
+    design: str,
+    delayed: bool,
+    seed: int,
+    layout: JvmLayout,
+    t: float | None,
+    name: str,
+) -> tuple[HarnessCase, int, int, int | None]:
+    """One snapshot of a delayed or nack stream as a harness case, with its exact-model bytes
+    and (delayed only) the plan's own estimate at that time."""
+    from trackerlab.jvmcheck.pulsar import harness_runner
+
+    v = w.values
+    rows, now = snapshot_entries(stream, seed, design == "triple-heap", t)
+    if delayed:
+        # a live tracker added each entry when it was published; the harness adds
+        # them all at one clock, which must admit every held entry: under 4.2.4's
+        # whole-bucket rule a held entry's deliverAt can be within 2^bits - 1 ms of
+        # now + tick, which addMessage refuses at ``now`` (deliverAt <= now + tick)
+        clock = now - math.ceil(stream.admit_after_ms - stream.due_after_ms)
+        params = {"tick_ms": int(v["tick"]), "clock_ms": clock}  # type: ignore[arg-type]
+        kind = "delayed-tracker"
+    else:
+        params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
+        kind = "nack-tracker"
+    counts, _ = exact_counts(stream, seed, layout=layout, t_ms=t)
+    size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
+    exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
+    exact += values_views(w, design, size, layout)
+    planned = None
+    if not delayed:
+        exact += nack_ids_bytes(w, design, layout)
+    else:
+        # the row is the mean over phase snapshots (plan.delayed_rows); the one built
+        # here is checked against the plan's own estimate at its time
+        fast, _ = counts_at(stream, p.exact, seed, None, layout, t)
+        one = CATALOG[design].from_counts(fast, release_shape(w, design), layout)  # type: ignore[misc]
+        planned = size_bytes(one) + values_views(w, design, one, layout)
+    return harness_runner.HarnessCase(name, kind, rows, params), len(rows), exact, planned
+
+
+def _tracker_cases(
+    w: PlanWorkload, p: Plan, seed: int, layout: JvmLayout, client_only: bool
+) -> tuple[list[HarnessCase], list[_Meta]]:
+    """Harness cases of the delayed-delivery index and the negative-ack tracker: one per
+    snapshot (the nack row is the mean over its phase snapshots)."""
+    cases, meta = [], []
+    v = w.values
+    for tracker, design, make in (
+        ("delayed-delivery index", w.defaults.delayed_design, delayed_stream),
+        ("negative-ack tracker", w.defaults.nack_design, nack_stream),
+    ):
+        share = v["delayed"] if make is delayed_stream else v["nacked"]
+        if not share or design is None or CATALOG[design].from_counts is None:
+            continue
+        if client_only and make is delayed_stream:
+            continue
+        delayed = make is delayed_stream
+        stream = delayed_stream(w, design=design) if delayed else nack_stream(w)
+        # the plan's nack row is the mean over its phase snapshots: each one is built
+        times = stream.phase_times_ms() if make is nack_stream else [None]
+        names, held, exacts, planned = [], [], [], []
+        for j, t in enumerate(times):
+            name = tracker if t is None else f"{tracker} #{j}"
+            case, n, exact, one = _snapshot_case(
+                w, p, stream, design, delayed, seed, layout, t, name
+            )
+            cases.append(case)
+            names.append(name)
+            held.append(n)
+            exacts.append(exact)
+            if one is not None:
+                planned.append(one)
+        meta.append((tracker, design, names, held, exacts, planned))
+    return cases, meta
+
+
+def _pending_acks_case(w: PlanWorkload, pending: str) -> tuple[HarnessCase, _Meta]:
+    """The pending-acks map at its steady size (capped by max_unacked) as a harness case."""
+    from trackerlab.jvmcheck.pulsar import harness_runner
+
+    steady, _ = unacked_entries(w)
+    cap = w.values["max_unacked"]
+    limit = cap / w.messages_per_entry if cap else math.inf
+    n = max(round(min(steady, limit)), 0)
+    epl = w.entries_per_ledger
+    ledgers = max(1, round(1 + (n - 1) / epl)) if n else 1
+    arrays = Dataset(n, ledgers).arrays()
+    kind = "pending-acks-map" if pending != "pending-acks-pair-hash" else "consumer-pending-acks"
+    hashes = arrays[3] & 0x7FFF_FFFF if kind == "consumer-pending-acks" else arrays[3]
+    case = harness_runner.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
+    exact = Dataset(n, ledgers).build(pending).jvm_bytes() if n else 0
+    return case, ("pending acks", pending, ["pending acks"], [n], [exact], [])
+
+
+def _verified_rows(
+    meta: list[_Meta], measured: dict[str, Measured], p: Plan, version: str
+) -> list[Verified]:
+    """One :class:`Verified` per tracker: the means over its snapshots of the real, planned
+    and exact-model bytes; UsageError when the JVM failed to build one."""
+    out = []
+    for tracker, design, names, held, exacts, planned in meta:
+        reals = []
+        for name in names:
+            m = measured[name]
+            if m.error:
+                raise UsageError(f"--verify: Pulsar {version}'s {tracker} failed: {m.error}")
+            reals.append((m.heap_bytes or 0) + (m.direct_capacity_bytes or 0))
+        row = next(r for r in p.rows if r.tracker == tracker and r.design == design)
+        n = len(names)
+        out.append(
+            Verified(tracker, design, round(sum(held) / n), round(sum(reals) / n),
+                     round(sum(planned) / n) if planned else row.steady_bytes,
+                     round(sum(exacts) / n))
+        )  # fmt: skip
+    return out
+
+
 def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified], str]:
     """Run the release's own classes on the plan's steady state; the build's version, one
     :class:`Verified` per tracker the release runs and the harness builds, and a note when
@@ -119,89 +250,16 @@ def verify(w: PlanWorkload, p: Plan, seed: int = 0) -> tuple[str, list[Verified]
     classpath = maven.build(build.version, build.client_only)
     w, note = stand_in(w, build.version)
     layout = release_layout(w)
-    cases, meta = [], []
-    v = w.values
-    for tracker, design, make in (
-        ("delayed-delivery index", w.defaults.delayed_design, delayed_stream),
-        ("negative-ack tracker", w.defaults.nack_design, nack_stream),
-    ):
-        share = v["delayed"] if make is delayed_stream else v["nacked"]
-        if not share or design is None or CATALOG[design].from_counts is None:
-            continue
-        if build.client_only and make is delayed_stream:
-            continue
-        stream = delayed_stream(w, design=design) if make is delayed_stream else nack_stream(w)
-        # the plan's nack row is the mean over its phase snapshots: each one is built
-        times = stream.phase_times_ms() if make is nack_stream else [None]
-        names, held, exacts, planned = [], [], [], []
-        for j, t in enumerate(times):
-            rows, now = snapshot_entries(stream, seed, design == "triple-heap", t)
-            if make is delayed_stream:
-                # a live tracker added each entry when it was published; the harness adds
-                # them all at one clock, which must admit every held entry: under 4.2.4's
-                # whole-bucket rule a held entry's deliverAt can be within 2^bits - 1 ms of
-                # now + tick, which addMessage refuses at ``now`` (deliverAt <= now + tick)
-                clock = now - math.ceil(stream.admit_after_ms - stream.due_after_ms)
-                params = {"tick_ms": int(v["tick"]), "clock_ms": clock}  # type: ignore[arg-type]
-                kind = "delayed-tracker"
-            else:
-                params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
-                kind = "nack-tracker"
-            counts, _ = exact_counts(stream, seed, layout=layout, t_ms=t)
-            size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
-            exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
-            exact += values_views(w, design, size, layout)
-            if make is nack_stream:
-                exact += nack_ids_bytes(w, design, layout)
-            if make is delayed_stream:
-                # the row is the mean over phase snapshots (plan.delayed_rows); the one built
-                # here is checked against the plan's own estimate at its time
-                fast, _ = counts_at(stream, p.exact, seed, None, layout, t)
-                one = CATALOG[design].from_counts(fast, release_shape(w, design), layout)  # type: ignore[misc]
-                planned.append(size_bytes(one) + values_views(w, design, one, layout))
-            name = tracker if t is None else f"{tracker} #{j}"
-            cases.append(harness_runner.HarnessCase(name, kind, rows, params))
-            names.append(name)
-            held.append(len(rows))
-            exacts.append(exact)
-        meta.append((tracker, design, names, held, exacts, planned))
+    cases, meta = _tracker_cases(w, p, seed, layout, build.client_only)
     pending = w.defaults.pending_acks_design
     if pending is not None and not build.client_only:
-        steady, _ = unacked_entries(w)
-        cap = w.values["max_unacked"]
-        limit = cap / w.messages_per_entry if cap else math.inf
-        n = max(round(min(steady, limit)), 0)
-        epl = w.entries_per_ledger
-        ledgers = max(1, round(1 + (n - 1) / epl)) if n else 1
-        arrays = Dataset(n, ledgers).arrays()
-        kind = (
-            "pending-acks-map" if pending != "pending-acks-pair-hash" else "consumer-pending-acks"
-        )
-        hashes = arrays[3] & 0x7FFF_FFFF if kind == "consumer-pending-acks" else arrays[3]
-        cases.append(
-            harness_runner.HarnessCase("pending acks", kind, np.column_stack([*arrays[:3], hashes]))
-        )
-        exact = Dataset(n, ledgers).build(pending).jvm_bytes() if n else 0
-        meta.append(("pending acks", pending, ["pending acks"], [n], [exact], []))
+        case, one = _pending_acks_case(w, pending)
+        cases.append(case)
+        meta.append(one)
     if not cases:
         raise UsageError("--verify: the workload exercises no tracker the release's classes hold")
     measured = {m.name: m for m in harness_runner.run(classpath, cases).measured}
-    out = []
-    for tracker, design, names, held, exacts, planned in meta:
-        reals = []
-        for name in names:
-            m = measured[name]
-            if m.error:
-                raise UsageError(f"--verify: Pulsar {build.version}'s {tracker} failed: {m.error}")
-            reals.append((m.heap_bytes or 0) + (m.direct_capacity_bytes or 0))
-        row = next(r for r in p.rows if r.tracker == tracker and r.design == design)
-        n = len(names)
-        out.append(
-            Verified(tracker, design, round(sum(held) / n), round(sum(reals) / n),
-                     round(sum(planned) / n) if planned else row.steady_bytes,
-                     round(sum(exacts) / n))
-        )  # fmt: skip
-    return build.version, out, note
+    return build.version, _verified_rows(meta, measured, p, build.version), note
 
 
 #: Release facts that change what a tracker holds (``PulsarDefaults`` attributes).
