@@ -802,18 +802,24 @@ def _band_pending(topic: Topic, lo: np.ndarray, hi: np.ndarray, t: np.ndarray) -
     return topic.rate * np.maximum(upper * (y1 - y0) - (g(y1) - g(y0)), 0.0)
 
 
-def level_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
-    """Delay-level topics: the real topic's in-memory index holds the current level only
-    (``retention`` is the business topic's, which this design replaces: unused)."""
-    strategy, rollover = settings.strategy, settings.rollover
+def _level_bands(strategy: DelayLevelTopicPartitionStrategy) -> tuple[np.ndarray, np.ndarray]:
+    """Delay bands ``[lo, hi)`` in ms: the real topic's (below one unit), then one per level
+    partition, the last open-ended. O(partitions)."""
     unit = strategy.unit_ms
     parts = strategy.partitions
-    dist, r, tick = topic.dist, topic.rate, topic.tick_ms
     lo = np.r_[0.0, (np.arange(parts) + 1.0) * unit]
     hi = np.r_[float(unit) if parts else np.inf, (np.arange(parts) + 2.0) * unit]
     if parts:
         hi[-1] = np.inf
-    mass = np.array([dist.mass(a, b) for a, b in zip(lo, hi, strict=True)])
+    return lo, hi
+
+
+def _real_index_capacity(
+    topic: Topic, lo: np.ndarray, hi: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The real topic's heap index per step: entries held (every band's pending) and the
+    heap's capacity bytes after each step's adds. O(K x bands)."""
+    dist, r, tick = topic.dist, topic.rate, topic.tick_ms
     t = topic.times
     counts = np.zeros(len(t))
     for chunk in range(0, len(t), 4096):
@@ -827,13 +833,18 @@ def level_design(topic: Topic, retention: Retention, settings: Settings) -> Desi
     )
     started = np.clip(t[:, None] - lo[None, :], 0.0, topic.step_ms)
     adds = r * (started * tracked[None, :]).sum(axis=1)
-    capacity = _heap_capacity(counts, np.r_[0.0, counts[:-1]] + adds)
-    s = topic.sample_index
-    ts = t[s]
-    level_mass, level_lo = mass[1:], lo[1:]
-    republished = r * (np.maximum(ts[:, None] - level_lo[None, :], 0.0) * level_mass).sum(axis=1)
-    # level partitions: FIFO with lag lo; a ledger goes once the mover passed its end
-    level_rates = r * level_mass
+    return counts, _heap_capacity(counts, np.r_[0.0, counts[:-1]] + adds)
+
+
+def _level_backlog(
+    topic: Topic,
+    rollover: LedgerRollover,
+    level_rates: np.ndarray,
+    level_lo: np.ndarray,
+    ts: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """Entries the level partitions keep at the sample times (FIFO with lag ``lo``; a ledger
+    goes once the mover passed its end) and their longest retention in ms. O(levels x S)."""
     backlog = np.zeros(len(ts))
     level_retention = 0.0
     for rate_i, lag in zip(level_rates, level_lo, strict=True):
@@ -844,13 +855,20 @@ def level_design(topic: Topic, retention: Retention, settings: Settings) -> Desi
         ledger_start = np.floor(consumed / span) * span
         backlog += rate_i * (ts - ledger_start)
         level_retention = max(level_retention, lag + span)
-    # the real topic: direct entries plus re-publications (steady-state mix of remainders)
-    direct = r * mass[0]
+    return backlog, level_retention
+
+
+def _real_topic_retention(
+    topic: Topic, mass: np.ndarray, lo: np.ndarray, hi: np.ndarray, rollover: LedgerRollover
+) -> Retention:
+    """Retention of the real topic: direct entries plus re-publications, a steady-state
+    mixture of the bands' remainders, in ledgers sized by the rollover policy."""
+    dist = topic.dist
     remainders = [(mass[0], delays.BandRemainder(dist, 0.0, hi[0]))] + [
         (m, delays.BandRemainder(dist, a, b))
-        for m, a, b in zip(level_mass, level_lo, hi[1:], strict=True)
+        for m, a, b in zip(mass[1:], lo[1:], hi[1:], strict=True)
     ]
-    real_rate = r * float(mass.sum())
+    real_rate = topic.rate * float(mass.sum())
     real_dist = delays.MixtureDelay(remainders)
     real_entries = rollover.entries_per_ledger(real_rate, topic.entry_bytes)
     real_topic = Topic(
@@ -859,13 +877,32 @@ def level_design(topic: Topic, retention: Retention, settings: Settings) -> Desi
         topic.horizon_ms,
         topic.step_ms,
         topic.samples,
-        tick,
+        topic.tick_ms,
         real_entries,
         topic.entry_bytes,
         topic.start_ledger,
         topic.seed,
     )
-    real = single_topic_retention(real_topic, real_dist, real_rate, real_entries)
+    return single_topic_retention(real_topic, real_dist, real_rate, real_entries)
+
+
+def level_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
+    """Delay-level topics: the real topic's in-memory index holds the current level only
+    (``retention`` is the business topic's, which this design replaces: unused)."""
+    strategy, rollover = settings.strategy, settings.rollover
+    parts = strategy.partitions
+    dist, r, tick = topic.dist, topic.rate, topic.tick_ms
+    lo, hi = _level_bands(strategy)
+    mass = np.array([dist.mass(a, b) for a, b in zip(lo, hi, strict=True)])
+    counts, capacity = _real_index_capacity(topic, lo, hi)
+    s = topic.sample_index
+    ts = topic.times[s]
+    level_mass, level_lo = mass[1:], lo[1:]
+    republished = r * (np.maximum(ts[:, None] - level_lo[None, :], 0.0) * level_mass).sum(axis=1)
+    backlog, level_retention = _level_backlog(topic, rollover, r * level_mass, level_lo, ts)
+    # the real topic: direct entries plus re-publications (steady-state mix of remainders)
+    direct = r * mass[0]
+    real = _real_topic_retention(topic, mass, lo, hi, rollover)
     written_real = direct * ts + republished
     real_retained = np.minimum(real.retained_entries, written_real)
     end_backlog = float(backlog[-1])
