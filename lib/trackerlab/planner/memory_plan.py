@@ -26,6 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import trackerlab.planner.pip195 as pip195
 import trackerlab.planner.precision as precision
@@ -43,6 +44,9 @@ from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.workloads import delay_forms
 from trackerlab.workloads.delay_spec import DelaySpec
 from trackerlab.workloads.units import about_duration_ms, format_bytes, format_duration_ms
+
+if TYPE_CHECKING:
+    from trackerlab.sizing.request import SizeResult
 
 GIB = 1024**3
 #: Nack redelivery delays below this are raised to it (``NegativeAcksTracker.MIN_NACK_DELAY``).
@@ -424,6 +428,81 @@ def size_bytes(result) -> int:
     return int((result.jvm_bytes or 0) + (result.jvm_direct_bytes or 0))
 
 
+def _delayed_stream_held(w: PlanWorkload, name: str) -> tuple[TrackedStream, float | None]:
+    """Design ``name``'s delayed stream and, for a heap that keeps its capacity under a read
+    lag, the entries it holds (the lagged stream's closed form; None: from the snapshots)."""
+    stream = delayed_stream(w, design=name)  # the due rule differs by design only
+    held = None
+    if CATALOG[name].keeps_capacity and float(w.values["read_lag"]):  # type: ignore[arg-type]
+        # a read lag starts only once messages come due (replays compete with reads):
+        # the first fill is read as written, and a heap keeps what it grew to then; the
+        # entries it holds are the lagged stream's closed form (no snapshot is built for
+        # a count alone, so --exact builds one snapshot, not two)
+        held = stream.pending(stream.steady_time_ms(), stream.admit_after_ms)
+        stream = delayed_stream(w, design=name, read_lag_ms=0.0)
+    return stream, held
+
+
+def _delayed_note(w: PlanWorkload, name: str, stream: TrackedStream) -> str:
+    """The delayed row's notes: the heap tracker's lookahead, big ledgers under buckets."""
+    return "; ".join(
+        n
+        for n in (
+            lookahead_note(w)
+            if CATALOG[name].source.endswith("InMemoryDelayedDeliveryTracker.java")
+            else "",
+            big_ledger_note(stream) if name.startswith("time-buckets") else "",
+        )
+        if n
+    )
+
+
+def _delayed_row(
+    w: PlanWorkload,
+    name: str,
+    stream: TrackedStream,
+    held: float | None,
+    phases: list[tuple[PointCounts, float]],
+    layout: JvmLayout,
+) -> PlanRow:
+    """One delayed design's row: steady bytes the mean over its phase snapshots, the peak the
+    largest, scaled per subscription, topic and broker."""
+    design = CATALOG[name]
+    per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
+    sizes = [design.from_counts(c, release_shape(w, name), layout) for c, _ in phases]  # type: ignore[misc]
+    totals = [size_bytes(s) + values_views(w, name, s, layout) for s in sizes]
+    steady, total = round(sum(totals) / len(totals)), max(totals)
+    direct = max(int(s.jvm_direct_bytes or 0) for s in sizes)
+    return PlanRow(
+        tracker=DELAYED.name,
+        design=name,
+        default=name == w.defaults.delayed_design,
+        side="broker",
+        memory=design.memory,
+        per="subscription, partition",
+        entries=sum(float(s.entries) for s in sizes) / len(sizes) if held is None else float(held),
+        steady_bytes=steady,
+        peak_bytes=total,
+        early_ms=within_delay(
+            precision.early_ms(
+                name,
+                int(w.values["tick"]),
+                stream.bits,
+                whole_bucket_due(w, name),  # type: ignore[arg-type]
+            ),
+            w.values["delay"],
+        ),
+        # a dispatcher reading L late hands a message due by then out at once
+        late_ms=float(w.values["read_lag"]),  # type: ignore[arg-type]
+        per_subscription=total * per_sub,
+        per_topic=total * per_topic,
+        per_broker=total * per_broker,
+        error_bound=phases_bound(name, [c for c, _ in phases], totals),
+        direct_bytes=direct,
+        note=_delayed_note(w, name, stream),
+    )
+
+
 def delayed_rows(
     w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
 ) -> tuple[list[PlanRow], float]:
@@ -437,21 +516,11 @@ def delayed_rows(
     largest; measured on 4.2.4's broker with ledgers rolling every minute and
     uniform 0-20 s delays, one snapshot at a ledger boundary was 9.7% low."""
     layout = release_layout(w)
-    per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
     rows = []
     streams: dict[tuple[TrackedStream, bool], list[tuple[PointCounts, float]]] = {}
     t = 0.0
     for name in planned_designs(DELAYED):
-        design = CATALOG[name]
-        stream = delayed_stream(w, design=name)  # the due rule differs by design only
-        held = None
-        if design.keeps_capacity and float(w.values["read_lag"]):  # type: ignore[arg-type]
-            # a read lag starts only once messages come due (replays compete with reads):
-            # the first fill is read as written, and a heap keeps what it grew to then; the
-            # entries it holds are the lagged stream's closed form (no snapshot is built for
-            # a count alone, so --exact builds one snapshot, not two)
-            held = stream.pending(stream.steady_time_ms(), stream.admit_after_ms)
-            stream = delayed_stream(w, design=name, read_lag_ms=0.0)
+        stream, held = _delayed_stream_held(w, name)
         bucketed = "time-buckets" in name
         if (stream, bucketed) not in streams:
             streams[stream, bucketed] = (
@@ -461,51 +530,7 @@ def delayed_rows(
             )
         phases = streams[stream, bucketed]
         t = max(t, phases[0][1])
-        sizes = [design.from_counts(c, release_shape(w, name), layout) for c, _ in phases]  # type: ignore[misc]
-        totals = [size_bytes(s) + values_views(w, name, s, layout) for s in sizes]
-        steady, total = round(sum(totals) / len(totals)), max(totals)
-        direct = max(int(s.jvm_direct_bytes or 0) for s in sizes)
-        rows.append(
-            PlanRow(
-                tracker=DELAYED.name,
-                design=name,
-                default=name == w.defaults.delayed_design,
-                side="broker",
-                memory=design.memory,
-                per="subscription, partition",
-                entries=sum(float(s.entries) for s in sizes) / len(sizes)
-                if held is None
-                else float(held),
-                steady_bytes=steady,
-                peak_bytes=total,
-                early_ms=within_delay(
-                    precision.early_ms(
-                        name,
-                        int(w.values["tick"]),
-                        stream.bits,
-                        whole_bucket_due(w, name),  # type: ignore[arg-type]
-                    ),
-                    w.values["delay"],
-                ),
-                # a dispatcher reading L late hands a message due by then out at once
-                late_ms=float(w.values["read_lag"]),  # type: ignore[arg-type]
-                per_subscription=total * per_sub,
-                per_topic=total * per_topic,
-                per_broker=total * per_broker,
-                error_bound=phases_bound(name, [c for c, _ in phases], totals),
-                direct_bytes=direct,
-                note="; ".join(
-                    n
-                    for n in (
-                        lookahead_note(w)
-                        if CATALOG[name].source.endswith("InMemoryDelayedDeliveryTracker.java")
-                        else "",
-                        big_ledger_note(stream) if name.startswith("time-buckets") else "",
-                    )
-                    if n
-                ),
-            )
-        )
+        rows.append(_delayed_row(w, name, stream, held, phases, layout))
     if w.defaults.bucket_design is not None:
         rows.append(pip195_row(w))
     return rows, t
@@ -545,6 +570,42 @@ def pip195_row(w: PlanWorkload) -> PlanRow:
     )
 
 
+def _nack_phase_sizes(
+    name: str,
+    shape: str | None,
+    layout: JvmLayout,
+    phases: list[tuple[PointCounts, float]],
+    stream: TrackedStream,
+    delay_ms: float,
+    late: float,
+) -> tuple[list[SizeResult], list[SizeResult]]:
+    """Design ``name`` sized at each phase snapshot: steady and peak, which differ when a
+    timer scan makes entries wait (versions A/B: half a scan on average, a whole at peak)."""
+    design = CATALOG[name]
+    steadies, peaks = [], []
+    for counts, _ in phases:
+        steady_counts, peak_counts = counts, counts
+        if late:  # versions A/B: entries wait for the next scan (uniform: half on average)
+            rate = stream.tracked_rate_per_ms
+            steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
+            peak_counts = _with_entries(counts, rate * (delay_ms + late))
+        steadies.append(design.from_counts(steady_counts, shape, layout))  # type: ignore[misc]
+        peaks.append(design.from_counts(peak_counts, shape, layout))  # type: ignore[misc]
+    return steadies, peaks
+
+
+def _nack_note(name: str, stream: TrackedStream, ids: int) -> str:
+    """The nack row's notes: big ledgers under buckets, the release's empty id map."""
+    return "; ".join(
+        n
+        for n in (
+            big_ledger_note(stream) if "time-buckets" in name else "",
+            f"with the release's empty nackedMessageIds map ({ids} B)" if ids else "",
+        )
+        if n
+    )
+
+
 def nack_rows(
     w: PlanWorkload, exact: bool = False, seed: int = 0, master: str | None = None
 ) -> tuple[list[PlanRow], float]:
@@ -567,15 +628,7 @@ def nack_rows(
         design = CATALOG[name]
         late = precision.late_ms(name, delay_ms)
         shape = release_shape(w, name)
-        steadies, peaks = [], []
-        for counts, _ in phases:
-            steady_counts, peak_counts = counts, counts
-            if late:  # versions A/B: entries wait for the next scan (uniform: half on average)
-                rate = stream.tracked_rate_per_ms
-                steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
-                peak_counts = _with_entries(counts, rate * (delay_ms + late))
-            steadies.append(design.from_counts(steady_counts, shape, layout))  # type: ignore[misc]
-            peaks.append(design.from_counts(peak_counts, shape, layout))  # type: ignore[misc]
+        steadies, peaks = _nack_phase_sizes(name, shape, layout, phases, stream, delay_ms, late)
         ids = nack_ids_bytes(w, name, layout)
         steady_bytes = round(sum(size_bytes(s) for s in steadies) / len(steadies)) + ids
         peak_bytes = max(size_bytes(p) for p in peaks) + ids
@@ -595,14 +648,7 @@ def nack_rows(
                 per_subscription=peak_bytes * per_sub,
                 per_topic=peak_bytes * per_topic,
                 per_broker=None,
-                note="; ".join(
-                    n
-                    for n in (
-                        big_ledger_note(stream) if "time-buckets" in name else "",
-                        f"with the release's empty nackedMessageIds map ({ids} B)" if ids else "",
-                    )
-                    if n
-                ),
+                note=_nack_note(name, stream, ids),
                 error_bound=math.hypot(
                     max(_sampled_bound(name, c) for c, _ in phases),
                     phase_bound([size_bytes(s) for s in steadies]),
