@@ -307,6 +307,38 @@ def _wait_ready(proc: subprocess.Popen, broker: Broker, timeout_s: float, deadli
         time.sleep(_POLL_S)
 
 
+def _write_run_files(
+    run: Path,
+    java: str,
+    cp: classpath.BrokerClassPath,
+    ports: standalone_config.Ports,
+    extra: Sequence[str],
+    main_class: str,
+    class_path_prefix: Sequence[Path],
+    broker_overrides: Mapping[str, str] | None,
+) -> list[str]:
+    """Write the run folder's broker.conf, log4j2.properties, jvm.args and data folder;
+    return the standalone's command line."""
+    conf = standalone_config.write_properties(
+        run / CONF_FILE,
+        standalone_config.broker_properties(
+            ports, standalone_config.loopback_interface(), broker_overrides
+        ),
+    )
+    (run / "log4j2.properties").write_text(standalone_config.log4j2_properties())
+    jvm = [*standalone_config.jvm_options(run / "log4j2.properties", run / LOG_FILE), *extra]
+    class_path = os.pathsep.join([*map(str, class_path_prefix), str(cp)])
+    (run / "jvm.args").write_text(_argfile([*jvm, "-cp", class_path]))
+    data = run / "data"
+    data.mkdir()
+    return [
+        java,
+        f"@{run / 'jvm.args'}",
+        main_class,
+        *standalone_config.standalone_args(conf, data, ports),
+    ]
+
+
 def start(
     version: str | None = None,
     run_dir: Path | None = None,
@@ -337,25 +369,10 @@ def start(
     cp = _class_path(release)
     run.mkdir(parents=True, exist_ok=True)
     ports = standalone_config.Ports(*free_ports(3))
-    conf = standalone_config.write_properties(
-        run / CONF_FILE,
-        standalone_config.broker_properties(
-            ports, standalone_config.loopback_interface(), broker_overrides
-        ),
-    )
-    (run / "log4j2.properties").write_text(standalone_config.log4j2_properties())
     extra = (*extra_jvm_options, *shlex.split(os.environ.get(JVM_OPTS_ENV, "")))
-    jvm = [*standalone_config.jvm_options(run / "log4j2.properties", run / LOG_FILE), *extra]
-    class_path = os.pathsep.join([*map(str, class_path_prefix), str(cp)])
-    (run / "jvm.args").write_text(_argfile([*jvm, "-cp", class_path]))
-    data = run / "data"
-    data.mkdir()
-    cmd = [
-        java,
-        f"@{run / 'jvm.args'}",
-        main_class,
-        *standalone_config.standalone_args(conf, data, ports),
-    ]
+    cmd = _write_run_files(
+        run, java, cp, ports, extra, main_class, class_path_prefix, broker_overrides
+    )
     proc: subprocess.Popen | None = None
     broker: Broker | None = None
     # the try encloses the held block's exit too: a Ctrl-C that lands as the handler is
