@@ -521,12 +521,10 @@ def _rb_of_rb_pairs(n_ledgers: int, n_entries: int) -> ProbeCase:
     )
 
 
-def build_cases() -> tuple[ProbeCase, ...]:
-    """Every case, in display order. Cheap: values are generated when a case runs."""
-    k16, k32 = 1 << 16, 1 << 32
-    cases: list[ProbeCase] = [*_java_util()]
-    cases += [_treemap_of_treemaps(k) for k in (1, 100, 1000)]
-    cases += [
+def _roaring_cases() -> list[ProbeCase]:
+    """RoaringBitmap: empty, array, bitmap and run containers, high keys, trim and runOptimize."""
+    k16 = 1 << 16
+    return [
         _roaring("roaring-empty", "empty", Values()),
         _roaring("roaring-1", "1 value", Values(5, 1)),
         _roaring("roaring-array-1000", "1000 values step 3 (array, capacity 1093)", Values(0, 1000, 3)),
@@ -539,7 +537,12 @@ def build_cases() -> tuple[ProbeCase, ...]:
             array=lambda: np.r_[np.arange(0, 3000, 3), k16 + np.arange(0, 20000, 3),
                                 2 * k16 + np.arange(5000)]), run_optimize=True),
     ]  # fmt: skip
-    cases += [
+
+
+def _roaring64_cases() -> list[ProbeCase]:
+    """Roaring64Bitmap: containers, then high keys from a few to 1000, sparse and random."""
+    k16, k32 = 1 << 16, 1 << 32
+    cases = [
         _roaring64("roaring64-empty", "empty", Values()),
         _roaring64("roaring64-1", "1 value", Values(5, 1)),
         _roaring64("roaring64-array-1000", "1000 values step 3 (array)", Values(0, 1000, 3)),
@@ -559,7 +562,13 @@ def build_cases() -> tuple[ProbeCase, ...]:
         _roaring64("roaring64-keys-shuffled-500", "500 random 40-bit values in random order",
                    Values(array=_random_keys(11, 500, 40))),
     ]  # fmt: skip
-    cases += [
+    return cases
+
+
+def _navmap_cases() -> list[ProbeCase]:
+    """Roaring64NavigableMap: containers and highs, runOptimize and cached cardinality."""
+    k32 = 1 << 32
+    return [
         _navmap("navmap-empty", "empty", Values()),
         _navmap("navmap-1", "1 value", Values(5, 1)),
         _navmap("navmap-1-cardinality", "1 value, getLongCardinality() cached", Values(5, 1), cardinality=True),
@@ -571,6 +580,39 @@ def build_cases() -> tuple[ProbeCase, ...]:
         _navmap("navmap-keys-100-cardinality", "100 highs x 1 value, cardinality cached",
                 Values(0, 100, k32), cardinality=True),
     ]  # fmt: skip
+
+
+def _long_bitmap_cases(shape: str) -> list[ProbeCase]:
+    """The LongBitmap stand-in of leaf ``shape``: adds, removes with trim, and drainTo."""
+    k16 = 1 << 16
+    return [
+        _long_bitmap(f"long-bitmap-{shape}-empty", shape, "empty", Values()),
+        _long_bitmap(f"long-bitmap-{shape}-1", shape, "1 value", Values(5, 1)),
+        _long_bitmap(f"long-bitmap-{shape}-array-1000", shape, "1000 values step 3 (capacity 1093)", Values(0, 1000, 3)),
+        _long_bitmap(f"long-bitmap-{shape}-bitmap", shape, "5000 values (bitmap container)", Values(0, 5000)),
+        _long_bitmap(f"long-bitmap-{shape}-keys-100", shape, "100 high keys x 1 value", Values(0, 100, k16)),
+        _long_bitmap(f"long-bitmap-{shape}-remove-9999", shape, "12000 values, 9999 removed (no trim yet)",
+                     Values(0, 12000), Values(0, 9999)),
+        _long_bitmap(f"long-bitmap-{shape}-remove-10000", shape, "12000 values, 10000 removed (trim)",
+                     Values(0, 12000), Values(0, 10000)),
+        _long_bitmap(f"long-bitmap-{shape}-remove-all", shape, "3 keys, every value removed (trim when empty)",
+                     Values(0, 30, k16 // 10), Values(0, 30, k16 // 10)),
+        _long_bitmap(f"long-bitmap-{shape}-drain-300", shape, "1000 values over 2 keys, drainTo(300)",
+                     Values(array=lambda: np.r_[np.arange(500), k16 + np.arange(500)]), drain=300),
+        _long_bitmap(f"long-bitmap-{shape}-drain-bitmap", shape, "6000 values, drainTo(2500): bitmap -> array",
+                     Values(0, 6000), drain=2500),
+        _long_bitmap(f"long-bitmap-{shape}-drain-all", shape, "2 keys, drainTo(all): trimmed empty",
+                     Values(array=lambda: np.r_[np.arange(50), k16 + np.arange(50)]), drain=100),
+    ]  # fmt: skip
+
+
+def build_cases() -> tuple[ProbeCase, ...]:
+    """Every case, in display order. Cheap: values are generated when a case runs."""
+    cases: list[ProbeCase] = [*_java_util()]
+    cases += [_treemap_of_treemaps(k) for k in (1, 100, 1000)]
+    cases += _roaring_cases()
+    cases += _roaring64_cases()
+    cases += _navmap_cases()
     cases += [_fastutil(cls, n) for cls in _FASTUTIL_MODELS for n in (0, 100, 1000)]
     cases += [
         _time_buckets(*shape) for shape in ((1, 1, 1), (1, 1000, 1), (10, 10, 100), (1, 1, 1000))
@@ -578,27 +620,8 @@ def build_cases() -> tuple[ProbeCase, ...]:
     cases += [_blog_time_buckets(8, 15)]  # N17: the seed's jmap figure, measured here
     cases += [_rb_of_rb_pairs(*dims) for dims in ((1, 1), (3, 1000))]
     cases += _jdk_concurrent()
-    k16 = 1 << 16
     for shape in jl.LEAF_SHAPES:
-        cases += [
-            _long_bitmap(f"long-bitmap-{shape}-empty", shape, "empty", Values()),
-            _long_bitmap(f"long-bitmap-{shape}-1", shape, "1 value", Values(5, 1)),
-            _long_bitmap(f"long-bitmap-{shape}-array-1000", shape, "1000 values step 3 (capacity 1093)", Values(0, 1000, 3)),
-            _long_bitmap(f"long-bitmap-{shape}-bitmap", shape, "5000 values (bitmap container)", Values(0, 5000)),
-            _long_bitmap(f"long-bitmap-{shape}-keys-100", shape, "100 high keys x 1 value", Values(0, 100, k16)),
-            _long_bitmap(f"long-bitmap-{shape}-remove-9999", shape, "12000 values, 9999 removed (no trim yet)",
-                         Values(0, 12000), Values(0, 9999)),
-            _long_bitmap(f"long-bitmap-{shape}-remove-10000", shape, "12000 values, 10000 removed (trim)",
-                         Values(0, 12000), Values(0, 10000)),
-            _long_bitmap(f"long-bitmap-{shape}-remove-all", shape, "3 keys, every value removed (trim when empty)",
-                         Values(0, 30, k16 // 10), Values(0, 30, k16 // 10)),
-            _long_bitmap(f"long-bitmap-{shape}-drain-300", shape, "1000 values over 2 keys, drainTo(300)",
-                         Values(array=lambda: np.r_[np.arange(500), k16 + np.arange(500)]), drain=300),
-            _long_bitmap(f"long-bitmap-{shape}-drain-bitmap", shape, "6000 values, drainTo(2500): bitmap -> array",
-                         Values(0, 6000), drain=2500),
-            _long_bitmap(f"long-bitmap-{shape}-drain-all", shape, "2 keys, drainTo(all): trimmed empty",
-                         Values(array=lambda: np.r_[np.arange(50), k16 + np.arange(50)]), drain=100),
-        ]  # fmt: skip
+        cases += _long_bitmap_cases(shape)
         cases += [_time_buckets_long_bitmap(shape, *dims) for dims in ((1, 1, 1), (10, 10, 100))]
     cases += [_pip448(*dims) for dims in ((1, 1, 1), (50, 1, 1), (200, 3, 10))]
     return tuple(cases)
