@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import trackerlab.experiments.design_lab_realistic as dr
 from trackerlab.models.proposals import sorted_chunks_streamed as scs
@@ -26,18 +27,8 @@ __all__ = ["COMMAND_DESIGNS", "main"]
 COMMAND_DESIGNS = ("sorted-chunks", "time-buckets-hier", "triple-heap")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Size one realistic cell (``design_lab_realistic.measure_cell``) for sorted-chunks (the
-    streamed build above ``STREAMED_ABOVE_MESSAGES``), time-buckets-hier and the heap; print
-    one line per design (entries, JVM bytes, bytes per entry, seconds, peak RSS) and, with
-    ``--out``, add the rows to that Parquet file (written atomically, provenance in the
-    schema metadata ``trackerlab``). Bad input: one line, exit code 2."""
-    import pandas as pd
-
-    from trackerlab.core.errors import UsageError
-    from trackerlab.core.provenance import git_commit, library_versions
-    from trackerlab.workloads.units import parse_duration_ms
-
+def _parser() -> argparse.ArgumentParser:
+    """The command's options (its description is :func:`main`'s docstring)."""
     p = argparse.ArgumentParser(
         prog="python -m trackerlab.experiments.design_lab_large", description=main.__doc__
     )
@@ -48,24 +39,31 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tick", default="1s", help="e.g. 64ms, 1s, 60s")
     p.add_argument("--designs", default=",".join(COMMAND_DESIGNS))
     p.add_argument("--out", type=Path, default=None, help="Parquet file the rows are added to")
-    a = p.parse_args(argv)
-    try:
-        messages = scs.parse_count("messages", a.messages)
-        tick = scs.check_in_range(
-            "tick (ms)", int(parse_duration_ms(a.tick, "--tick")), 1, scs.MAX_TICK_MS
-        )
-        rate = a.rate_per_s / 1000
-        cell = {"delay": a.delay, "pattern": a.pattern, "rate_per_ms": rate, "tick_ms": tick,
-                "batch_size": 1, "messages": messages,
-                "entries_per_ledger": dr.entries_per_ledger(rate), "scope": dr.REALISTIC_SCOPE}  # fmt: skip
-        designs = [d.strip() for d in a.designs.split(",") if d.strip()]
-        unknown = sorted(set(designs) - set(dr.DESIGNS))
-        if unknown:
-            raise ValueError(f"--designs: unknown {unknown}; choose from {', '.join(dr.DESIGNS)}")
-        rows = dr.measure_cell(cell, designs)
-    except (UsageError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    return p
+
+
+def _cell_and_designs(a: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """The realistic cell the options describe and the designs to size; UsageError or
+    ValueError on bad input."""
+    from trackerlab.workloads.units import parse_duration_ms
+
+    messages = scs.parse_count("messages", a.messages)
+    tick = scs.check_in_range(
+        "tick (ms)", int(parse_duration_ms(a.tick, "--tick")), 1, scs.MAX_TICK_MS
+    )
+    rate = a.rate_per_s / 1000
+    cell = {"delay": a.delay, "pattern": a.pattern, "rate_per_ms": rate, "tick_ms": tick,
+            "batch_size": 1, "messages": messages,
+            "entries_per_ledger": dr.entries_per_ledger(rate), "scope": dr.REALISTIC_SCOPE}  # fmt: skip
+    designs = [d.strip() for d in a.designs.split(",") if d.strip()]
+    unknown = sorted(set(designs) - set(dr.DESIGNS))
+    if unknown:
+        raise ValueError(f"--designs: unknown {unknown}; choose from {', '.join(dr.DESIGNS)}")
+    return cell, designs
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    """One line per design: entries, JVM bytes, bytes per entry, seconds and peak RSS."""
     print(
         "design entries jvm_bytes B_per_entry design_s design_cpu_s design_peak_rss_bytes "
         "reducer_s reducer_peak_rss_bytes size_cell_s size_cell_cpu_s peak_rss_bytes refused"
@@ -77,33 +75,61 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['reducer_s']:.1f} {r['reducer_peak_rss_bytes']} {r['size_cell_s']:.1f} "
             f"{r['size_cell_cpu_s']:.1f} {r['peak_rss_bytes']} {r['refused']!r}"
         )
+
+
+def _add_to_parquet(rows: list[dict[str, Any]], out: Path, argv: list[str] | None) -> None:
+    """Append ``rows`` to the Parquet file ``out`` (atomically), each with its run's command,
+    git commit and time; the schema metadata keeps every run."""
+    import pandas as pd
+
+    from trackerlab.core.provenance import git_commit, library_versions
+
+    run = {
+        "command": "python -m trackerlab.experiments.design_lab_large "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "git_commit": git_commit(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    frame = pd.DataFrame(rows).assign(**run)
+    runs: list[object] = []
+    if out.exists():
+        import json
+
+        import pyarrow.parquet as pq
+
+        old = json.loads(pq.read_schema(out).metadata.get(b"trackerlab", b"{}"))
+        runs = old.get("runs", [old] if old else [])
+        frame = pd.concat([pd.read_parquet(out), frame], ignore_index=True)
+    meta = {
+        "runs": [*runs, run],
+        "versions": library_versions(),
+        "host_cpus": os.cpu_count(),
+        "note": "seconds and peak_rss_bytes measured on a shared 2-core machine under "
+        "nice -n 19 (wall seconds mostly waiting; *_cpu_s is the work); every row "
+        "carries its run's command, git_commit and created",
+    }
+    sha = dr.write_parquet(frame, out, meta)
+    print(f"wrote {out} ({len(frame)} rows, sha256 {sha})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Size one realistic cell (``design_lab_realistic.measure_cell``) for sorted-chunks (the
+    streamed build above ``STREAMED_ABOVE_MESSAGES``), time-buckets-hier and the heap; print
+    one line per design (entries, JVM bytes, bytes per entry, seconds, peak RSS) and, with
+    ``--out``, add the rows to that Parquet file (written atomically, provenance in the
+    schema metadata ``trackerlab``). Bad input: one line, exit code 2."""
+    from trackerlab.core.errors import UsageError
+
+    a = _parser().parse_args(argv)
+    try:
+        cell, designs = _cell_and_designs(a)
+        rows = dr.measure_cell(cell, designs)
+    except (UsageError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    _print_rows(rows)
     if a.out is not None:
-        run = {
-            "command": "python -m trackerlab.experiments.design_lab_large "
-            + " ".join(sys.argv[1:] if argv is None else argv),
-            "git_commit": git_commit(),
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
-        frame = pd.DataFrame(rows).assign(**run)
-        runs: list[object] = []
-        if a.out.exists():
-            import json
-
-            import pyarrow.parquet as pq
-
-            old = json.loads(pq.read_schema(a.out).metadata.get(b"trackerlab", b"{}"))
-            runs = old.get("runs", [old] if old else [])
-            frame = pd.concat([pd.read_parquet(a.out), frame], ignore_index=True)
-        meta = {
-            "runs": [*runs, run],
-            "versions": library_versions(),
-            "host_cpus": os.cpu_count(),
-            "note": "seconds and peak_rss_bytes measured on a shared 2-core machine under "
-            "nice -n 19 (wall seconds mostly waiting; *_cpu_s is the work); every row "
-            "carries its run's command, git_commit and created",
-        }
-        sha = dr.write_parquet(frame, a.out, meta)
-        print(f"wrote {a.out} ({len(frame)} rows, sha256 {sha})")
+        _add_to_parquet(rows, a.out, argv)
     return 0
 
 
