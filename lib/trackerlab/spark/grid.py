@@ -469,6 +469,77 @@ class _DelayCache(dict):
         return spec
 
 
+def _root_seed(where: _Where, raw: dict[str, Any]) -> int:
+    """The grid's ``root_seed`` (default 0), checked in 0..2^63 - 1."""
+    try:
+        return check_int("root_seed", raw.get("root_seed", 0), 0, (1 << 63) - 1)
+    except UsageError as exc:
+        raise where.error(raw, "root_seed", str(exc)) from None
+
+
+def _blocks(where: _Where, raw: dict[str, Any]) -> list[Any]:
+    """The grid's ``blocks`` (none: one empty block), a non-empty list."""
+    blocks = raw.get("blocks")
+    if blocks is None:
+        return [LineDict()]
+    if not isinstance(blocks, list) or not blocks:
+        raise where.error(raw, "blocks", "must be a non-empty list of mappings")
+    return blocks
+
+
+def _merged(
+    first: GridPoint,
+    block_name: str,
+    designs: tuple[str, ...],
+    shapes: tuple[str, ...],
+    alone: bool,
+) -> GridPoint:
+    """``first`` also serving block ``block_name``: its designs and shapes added."""
+    return dataclasses.replace(
+        first,
+        block=f"{first.block},{block_name}",
+        designs=tuple(dict.fromkeys(first.designs + designs)),
+        shapes=tuple(dict.fromkeys(first.shapes + shapes)),
+        alone=first.alone or alone,
+    )
+
+
+def _new_point(
+    values: dict[str, Any],
+    delay: DelaySpec,
+    ident: str,
+    root_seed: int,
+    grid_row: int,
+    block_name: str,
+    designs: tuple[str, ...],
+    shapes: tuple[str, ...],
+    alone: bool,
+) -> GridPoint:
+    """A new grid point: its id from the workload identity, its seed from the root seed."""
+    point_id = int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big") >> 1
+    workload = Workload(
+        messages=values["messages"],
+        rate_per_ms=values["rate_per_ms"],
+        entries_per_ledger=values["entries_per_ledger"],
+        batch_size=values["batch_size"],
+        delay=delay,
+        pattern=PatternSpec.parse(values["pattern"]),
+        seed=point_seed(root_seed, point_id),
+    )
+    return GridPoint(
+        grid_row=grid_row,
+        block=block_name,
+        workload=workload,
+        trim_bits=values["trim_bits"],
+        tick_ms=values["tick_ms"],
+        replicate=values["replicate"],
+        point_id=point_id,
+        designs=designs,
+        shapes=shapes,
+        alone=alone,
+    )
+
+
 def parse_grid(raw: object, name: str, source: str, base: Path | None = None) -> Grid:
     """Validate a grid mapping (as loaded by :func:`load_yaml`) and expand its points."""
     where = _Where(source)
@@ -476,16 +547,9 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
         raise UsageError(f"{source}: a grid must be a mapping of keys to values")
     top = _axes(where, raw, base, TOP_KEYS)
     description = str(raw.get("description", ""))
-    try:
-        root_seed = check_int("root_seed", raw.get("root_seed", 0), 0, (1 << 63) - 1)
-    except UsageError as exc:
-        raise where.error(raw, "root_seed", str(exc)) from None
+    root_seed = _root_seed(where, raw)
     settings = _settings(where, raw)
-    blocks = raw.get("blocks")
-    if blocks is None:
-        blocks = [LineDict()]
-    elif not isinstance(blocks, list) or not blocks:
-        raise where.error(raw, "blocks", "must be a non-empty list of mappings")
+    blocks = _blocks(where, raw)
     defaults = {k: [v] if not isinstance(v, list) else v for k, v in _DEFAULTS.items()}
     points: list[GridPoint] = []
     seen: dict[str, int] = {}  # workload identity -> position in points
@@ -510,38 +574,12 @@ def parse_grid(raw: object, name: str, source: str, base: Path | None = None) ->
             ident = json.dumps(workload_identity(values), sort_keys=True)
             if ident in seen:  # one point serving several blocks: one computation
                 j = seen[ident]
-                first = points[j]
-                points[j] = dataclasses.replace(
-                    first,
-                    block=f"{first.block},{block_name}",
-                    designs=tuple(dict.fromkeys(first.designs + designs)),
-                    shapes=tuple(dict.fromkeys(first.shapes + shapes)),
-                    alone=first.alone or alone,
-                )
+                points[j] = _merged(points[j], block_name, designs, shapes, alone)
                 continue
             seen[ident] = len(points)
-            point_id = int.from_bytes(hashlib.sha256(ident.encode()).digest()[:8], "big") >> 1
-            workload = Workload(
-                messages=values["messages"],
-                rate_per_ms=values["rate_per_ms"],
-                entries_per_ledger=values["entries_per_ledger"],
-                batch_size=values["batch_size"],
-                delay=delay,
-                pattern=PatternSpec.parse(values["pattern"]),
-                seed=point_seed(root_seed, point_id),
-            )
             points.append(
-                GridPoint(
-                    grid_row=len(points),
-                    block=block_name,
-                    workload=workload,
-                    trim_bits=values["trim_bits"],
-                    tick_ms=values["tick_ms"],
-                    replicate=values["replicate"],
-                    point_id=point_id,
-                    designs=designs,
-                    shapes=shapes,
-                    alone=alone,
+                _new_point(
+                    values, delay, ident, root_seed, len(points), block_name, designs, shapes, alone
                 )
             )
     return Grid(name, source, description, root_seed, tuple(points), settings)
