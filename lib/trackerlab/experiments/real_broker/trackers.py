@@ -278,6 +278,54 @@ def _check_available(choice: TrackerChoice, built: broker_host.HostBuild) -> Non
         )
 
 
+def _sample_publish(
+    load: broker_load.DelayedLoad,
+    sampler: _Sampler,
+    t0: float,
+    sample_every_s: float,
+    say: Callable[[str], None],
+) -> None:
+    """Sample the tracker every ``sample_every_s`` while the workload publishes, and once
+    after its last send; LoadFailed when the workload client dies."""
+    next_at = sample_every_s
+    while True:
+        if not load.alive():
+            raise broker_load.LoadFailed(
+                f"the workload client died (exit {load.proc.returncode}); log: {load.log}"
+            )
+        now = time.monotonic() - t0
+        done = load.produced.is_set()
+        if now >= next_at or done:
+            # the client's progress line is up to 1 s old; after the last send its
+            # total is exact (at 1,000/s the old line made the share 1.035)
+            sent, received = _counts(load, load.sent_total if done else None)
+            r = sampler.take("publish", now, sent, received)
+            say(f"  t={now:6.1f} s  sent {sent:,}  entries {r['tracker_entries']}  "
+                f"JOL {r['jol_bytes']} B  metric {r['metric_index_bytes']} B  "
+                f"walk {r['walk_ms']} ms")  # fmt: skip
+            next_at += sample_every_s
+            if done:
+                break
+        time.sleep(0.05)
+
+
+def _unload_and_rebuild(
+    client: broker_host.HostClient,
+    admin_url: str,
+    topic: str,
+    sub: str,
+    before: int,
+    say: Callable[[str], None],
+) -> tuple[float, int]:
+    """Unload the topic through the admin API and time the tracker's rebuild on reload:
+    (ms, entries rebuilt)."""
+    say(f"  unload with {before:,} entries in the tracker")
+    _admin_unload(admin_url, topic)
+    rebuild_ms, rebuilt = _rebuild(client, topic, sub, before, REBUILD_TIMEOUT_S)
+    say(f"  rebuilt: {rebuilt:,} entries in {rebuild_ms:,.0f} ms")
+    return rebuild_ms, rebuilt
+
+
 def run(
     choice: TrackerChoice, w: TrackersWorkload, *, rate_per_s: float = DEFAULT_RATE_PER_S,
     publish_s: float = DEFAULT_PUBLISH_S, sample_every_s: float = DEFAULT_SAMPLE_EVERY_S,
@@ -301,26 +349,7 @@ def run(
         sampler = _Sampler(client, broker.admin_url, topic, sub, broker.pid)
         with broker_load.running_load(built, broker.service_url, spec, broker.run_dir) as load:
             t0 = load.started_at or time.monotonic()
-            next_at = sample_every_s
-            while True:
-                if not load.alive():
-                    raise broker_load.LoadFailed(
-                        f"the workload client died (exit {load.proc.returncode}); log: {load.log}"
-                    )
-                now = time.monotonic() - t0
-                done = load.produced.is_set()
-                if now >= next_at or done:
-                    # the client's progress line is up to 1 s old; after the last send its
-                    # total is exact (at 1,000/s the old line made the share 1.035)
-                    sent, received = _counts(load, load.sent_total if done else None)
-                    r = sampler.take("publish", now, sent, received)
-                    say(f"  t={now:6.1f} s  sent {sent:,}  entries {r['tracker_entries']}  "
-                        f"JOL {r['jol_bytes']} B  metric {r['metric_index_bytes']} B  "
-                        f"walk {r['walk_ms']} ms")  # fmt: skip
-                    next_at += sample_every_s
-                    if done:
-                        break
-                time.sleep(0.05)
+            _sample_publish(load, sampler, t0, sample_every_s, say)
             sent = load.sent_total or 0
             full = f"persistent://public/default/{topic}"
             held = client.count(full, sub)
@@ -333,10 +362,9 @@ def run(
                 f"{reconnect_ms:,.0f} ms")  # fmt: skip
             sampler.take("reconnected", time.monotonic() - t0, *_counts(load, sent))
             before = client.count(full, sub)
-            say(f"  unload with {before:,} entries in the tracker")
-            _admin_unload(broker.admin_url, topic)
-            rebuild_ms, rebuilt = _rebuild(client, topic, sub, before, REBUILD_TIMEOUT_S)
-            say(f"  rebuilt: {rebuilt:,} entries in {rebuild_ms:,.0f} ms")
+            rebuild_ms, rebuilt = _unload_and_rebuild(
+                client, broker.admin_url, topic, sub, before, say
+            )
             sampler.take("rebuilt", time.monotonic() - t0, *_counts(load, sent))
         jol = client.ping()
         run_dir_ = broker.run_dir
