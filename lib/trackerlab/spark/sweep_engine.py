@@ -198,13 +198,11 @@ def python_engine_frame(
 TAG_BITS = 40
 
 
-def sql_engine_frame(
-    spark: SparkSession, points: list[GridPoint], target: int, piece: int
-) -> DataFrame:
-    """Per point, ``spark.range`` over tagged message indices in partitions of whole ledgers,
-    with the message columns of :mod:`trackerlab.spark.columns` computed by Spark SQL; the
-    union → ``mapInArrow`` into one reducer per partition range. Rows carry their tag, so the
-    consumer finds its point and range from the data (Spark may merge partitions)."""
+def _tagged_messages(
+    spark: SparkSession, points: list[GridPoint], target: int
+) -> tuple[DataFrame, list[int]]:
+    """The union over points of their tagged message columns (``tag, bucket, delay_ms``),
+    each point in partitions of whole ledgers; and each point's partition step."""
     from pyspark.sql import functions as F
 
     from trackerlab.spark.columns import message_columns
@@ -226,7 +224,17 @@ def sql_engine_frame(
         )
         frames.append(df.select("tag", "bucket", "delay_ms"))
         steps.append(step)
-    union = functools.reduce(lambda a, b: a.unionByName(b), frames)
+    return functools.reduce(lambda a, b: a.unionByName(b), frames), steps
+
+
+def sql_engine_frame(
+    spark: SparkSession, points: list[GridPoint], target: int, piece: int
+) -> DataFrame:
+    """Per point, ``spark.range`` over tagged message indices in partitions of whole ledgers,
+    with the message columns of :mod:`trackerlab.spark.columns` computed by Spark SQL; the
+    union → ``mapInArrow`` into one reducer per partition range. Rows carry their tag, so the
+    consumer finds its point and range from the data (Spark may merge partitions)."""
+    union, steps = _tagged_messages(spark, points, target)
     mask = (1 << TAG_BITS) - 1
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
@@ -408,6 +416,12 @@ def aggregate(
             log(f"{label}: sized bitmaps cut by task ranges in {time.perf_counter() - t1:.1f} s")
     finally:
         grouped.unpersist()
+    return _point_results(rows, n_points)
+
+
+def _point_results(rows: list[Any], n_points: int) -> dict[int, PointResult]:
+    """Each point's totals (sums, minima, maxima) and ledger histogram from the aggregated
+    rows (``point, kind, a, s, lo, hi``); a point without rows keeps the neutral values."""
     results: dict[int, PointResult] = {}
     for p in range(n_points):
         totals = dict.fromkeys(SUM_FIELDS, 0)
@@ -755,6 +769,59 @@ def _write_point(
     )
 
 
+def _adopt_and_announce(
+    store: SweepStore,
+    grid: Grid,
+    keys: dict[str, GridPoint],
+    done: set[str],
+    expect: dict[str, dict[str, Any]],
+    log: Log,
+) -> list[GridPoint]:
+    """Adopt the points found done, say what is left, write the grid; the points to compute."""
+    store.adopt(done, expect)
+    todo = [p for p in grid.points if p.key not in done]
+    log(
+        f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
+        f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
+    )
+    # also when nothing is left: a grid that dropped points must stop reading them
+    store.write_grid(grid.to_pandas(), grid.name, grid.source, list(keys))
+    return todo
+
+
+@dataclass
+class _Written:
+    """Points written by this run so far (what a failure says is kept)."""
+
+    points: int = 0
+
+
+def _compute_wave(
+    spark: SparkSession,
+    grid: Grid,
+    wave: list[GridPoint],
+    label: str,
+    log: Log,
+    store: SweepStore,
+    prov: dict[str, Any],
+    done: int,
+    written: _Written,
+) -> int:
+    """Compute one wave, write its points (counted in ``written`` one by one) and log its
+    rate; the wave's messages."""
+    kept = done + written.points
+    results, wall = _run_wave_or_one_line(spark, grid, wave, label, log, store, kept)
+    wave_messages = sum(p.workload.messages for p in wave)
+    for i, point in enumerate(wave):
+        _write_point(store, grid, point, results[i], prov, wall, len(wave), wave_messages)
+        written.points += 1
+    log(
+        f"{label}: wrote {len(wave)} points in {wall:.1f} s "
+        f"({wave_messages / wall / 1e6:.2f} M msg/s end to end)"
+    )
+    return wave_messages
+
+
 def run_sweep(
     grid: Grid,
     out: str | Path,
@@ -782,17 +849,10 @@ def run_sweep(
     if todo:  # first the session: a bad master fails before anything is printed or written
         spark = spark or get_session(master)
     store.lock()
-    computed_points = 0
+    written = _Written()
     try:
         done = store.completed(keys, log, expect)  # again under the lock, saying what is damaged
-        store.adopt(done, expect)
-        todo = [p for p in grid.points if p.key not in done]
-        log(
-            f"sweep {grid.name}: {len(grid.points)} points, {grid.messages:,} messages; "
-            f"{len(done)} done already, {len(todo)} to compute -> {store.root}"
-        )
-        # also when nothing is left: a grid that dropped points must stop reading them
-        store.write_grid(grid.to_pandas(), grid.name, grid.source, list(keys))
+        todo = _adopt_and_announce(store, grid, keys, done, expect, log)
         if not todo:
             return SweepSummary(store.root, 0, len(done), 0, 0.0)
         spark = spark or get_session(master)
@@ -801,16 +861,8 @@ def run_sweep(
         computed = 0
         for w, wave in enumerate(waves, 1):
             label = f"wave {w}/{len(waves)}"
-            kept = len(done) + computed_points
-            results, wall = _run_wave_or_one_line(spark, grid, wave, label, log, store, kept)
-            wave_messages = sum(p.workload.messages for p in wave)
-            for i, point in enumerate(wave):
-                _write_point(store, grid, point, results[i], prov, wall, len(wave), wave_messages)
-                computed_points += 1
-            computed += wave_messages
-            log(
-                f"{label}: wrote {len(wave)} points in {wall:.1f} s "
-                f"({wave_messages / wall / 1e6:.2f} M msg/s end to end)"
+            computed += _compute_wave(
+                spark, grid, wave, label, log, store, prov, len(done), written
             )
         summary = SweepSummary(
             store.root,
@@ -821,7 +873,7 @@ def run_sweep(
             memory_report(spark),
         )
     except OSError as exc:  # a full disk, a folder made read-only mid-run
-        kept = len(done) + computed_points
+        kept = len(done) + written.points
         raise UsageError(
             f"sweep: cannot write {os_error_text(exc)}; {kept} finished points are kept in "
             f"{store.root}, re-run to resume"
