@@ -339,6 +339,53 @@ def _write_run_files(
     ]
 
 
+def _launch_until_ready(
+    cmd: list[str],
+    run: Path,
+    release: BrokerRelease,
+    ports: standalone_config.Ports,
+    cp: classpath.BrokerClassPath,
+    extra: Sequence[str],
+    main_class: str,
+    attached: bool,
+    timeout_s: float,
+) -> tuple[subprocess.Popen, Broker, float]:
+    """Launch the standalone, record it as starting and wait until it is ready; on any
+    failure or Ctrl-C it is stopped before the exception goes on. The process, its record
+    and the launch time (epoch s)."""
+    proc: subprocess.Popen | None = None
+    broker: Broker | None = None
+    # the try encloses the held block's exit too: a Ctrl-C that lands as the handler is
+    # restored (the moment run.json appears) must stop the broker like any later one
+    try:
+        with sigint_held() as interrupted, open(run / LOG_FILE, "ab") as log:
+            started_at = time.time()
+            deadline = time.monotonic() + timeout_s
+            proc = subprocess.Popen(
+                cmd, cwd=run, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True, preexec_fn=die_with_parent if attached else None,
+            )  # fmt: skip
+            _CHILDREN[proc.pid] = proc
+            (run / PID_FILE).write_text(f"{proc.pid}\n")
+            broker = Broker(
+                release.version, run, proc.pid, ports, _proc_start(proc.pid) or 0, started_at,
+                0.0, classpath_seconds=cp.seconds, extra_jvm_options=extra, main_class=main_class,
+            )  # fmt: skip
+            _write_run(broker, state="starting")
+        if interrupted():
+            raise KeyboardInterrupt
+        _wait_ready(proc, broker, timeout_s, deadline)
+    except BaseException:
+        if broker is not None:
+            _stop_held(broker, keep_data=True)
+        elif proc is not None:  # the record was not written: stop the JVM's group directly
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        raise
+    return proc, broker, started_at
+
+
 def start(
     version: str | None = None,
     run_dir: Path | None = None,
@@ -373,36 +420,9 @@ def start(
     cmd = _write_run_files(
         run, java, cp, ports, extra, main_class, class_path_prefix, broker_overrides
     )
-    proc: subprocess.Popen | None = None
-    broker: Broker | None = None
-    # the try encloses the held block's exit too: a Ctrl-C that lands as the handler is
-    # restored (the moment run.json appears) must stop the broker like any later one
-    try:
-        with sigint_held() as interrupted, open(run / LOG_FILE, "ab") as log:
-            started_at = time.time()
-            deadline = time.monotonic() + timeout_s
-            proc = subprocess.Popen(
-                cmd, cwd=run, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=die_with_parent if attached else None,
-            )  # fmt: skip
-            _CHILDREN[proc.pid] = proc
-            (run / PID_FILE).write_text(f"{proc.pid}\n")
-            broker = Broker(
-                release.version, run, proc.pid, ports, _proc_start(proc.pid) or 0, started_at,
-                0.0, classpath_seconds=cp.seconds, extra_jvm_options=extra, main_class=main_class,
-            )  # fmt: skip
-            _write_run(broker, state="starting")
-        if interrupted():
-            raise KeyboardInterrupt
-        _wait_ready(proc, broker, timeout_s, deadline)
-    except BaseException:
-        if broker is not None:
-            _stop_held(broker, keep_data=True)
-        elif proc is not None:  # the record was not written: stop the JVM's group directly
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        raise
+    proc, broker, started_at = _launch_until_ready(
+        cmd, run, release, ports, cp, extra, main_class, attached, timeout_s
+    )
     ready = Broker(**{**broker.__dict__, "start_seconds": time.time() - started_at})
     _write_run(ready, state="running")
     if not attached:

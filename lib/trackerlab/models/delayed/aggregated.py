@@ -469,17 +469,11 @@ class BucketShape:
         }
 
 
-def bucket_shape(
-    topic: Topic,
-    span_ms: float,
-    segment_ms: float,
-    max_indexes: int,
-    max_points: int = 400_000,
-) -> BucketShape:
-    """Cut the segments of a bucket sealed at the end of ``span_ms`` of publication
-    (fluid ``buildSnapshot``: a segment starts at its first index, ends ``segment_ms - 1``
-    later or after ``max_indexes``; the next starts one expected index later, and a segment cut
-    by time is done one expected index before its limit). O(points + segments)."""
+def _bucket_index_curve(
+    topic: Topic, span_ms: float, segment_ms: float, max_points: int
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Expected indexes of a bucket of ``span_ms`` of publication that come due by each time
+    of a grid from the tick on (non-decreasing): the grid, the curve and its spacing in ms."""
     dist, r, tick = topic.dist, topic.rate, topic.tick_ms
     x_max = dist.support_max + tick + 1.0
     spacing = max(1.0, min(segment_ms / 16, (x_max - tick) / max_points))
@@ -488,6 +482,14 @@ def bucket_shape(
     base = g(tick + span_ms) - g(tick)
     cum_grid = np.maximum(r * (g(grid + span_ms) - g(grid) - base), 0.0)
     cum_grid = np.maximum.accumulate(cum_grid)
+    return grid, cum_grid, spacing
+
+
+def _cut_segments(
+    grid: np.ndarray, cum_grid: np.ndarray, spacing: float, segment_ms: float, max_indexes: int
+) -> tuple[list[float], list[float]]:
+    """Cut the curve into segments (by time, or by count when ``max_indexes`` != -1): each
+    segment's delivery time (its last index) and its expected indexes. O(segments log points)."""
     total = float(cum_grid[-1])
 
     def time_of(mass: float) -> float:
@@ -517,8 +519,25 @@ def bucket_shape(
         ends.append(last)
         sizes.append(reached - done)
         done = reached
+    return ends, sizes
+
+
+def bucket_shape(
+    topic: Topic,
+    span_ms: float,
+    segment_ms: float,
+    max_indexes: int,
+    max_points: int = 400_000,
+) -> BucketShape:
+    """Cut the segments of a bucket sealed at the end of ``span_ms`` of publication
+    (fluid ``buildSnapshot``: a segment starts at its first index, ends ``segment_ms - 1``
+    later or after ``max_indexes``; the next starts one expected index later, and a segment cut
+    by time is done one expected index before its limit). O(points + segments)."""
+    grid, cum_grid, spacing = _bucket_index_curve(topic, span_ms, segment_ms, max_points)
+    total = float(cum_grid[-1])
+    ends, sizes = _cut_segments(grid, cum_grid, spacing, segment_ms, max_indexes)
     if not ends:
-        ends, sizes = [float(tick)], [0.0]
+        ends, sizes = [float(topic.tick_ms)], [0.0]
     sizes_arr = np.array(sizes)
     ledgers = max(1, round(span_ms / topic.ledger_ms))
     snapshot, metadata = _snapshot_bytes(topic, sizes_arr, ledgers)
@@ -715,24 +734,34 @@ def _pip195_bitmaps_bytes(topic: Topic, mutable_from: np.ndarray) -> np.ndarray:
     return bitmaps
 
 
-def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
-    """PIP-195's bucket tracker (see the module docstring)."""
-    tick = topic.tick_ms
+def _mutable_start_and_seal_steps(
+    topic: Topic, seal_at_arr: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per step, where the mutable bucket starts (the last seal before it, else 0), and the
+    step each seal falls in. O(K log seals)."""
     t = topic.times
     k_steps = len(t)
-    seal_at, seal_start = _pip195_seals(topic, settings.min_index_count)
-    seal_at_arr = np.array(seal_at)
-    seal_start_arr = np.array(seal_start)
     # the mutable bucket: entries since the last seal still undelivered
     mutable_from = np.zeros(k_steps)
-    if len(seal_at):
+    if len(seal_at_arr):
         last = np.searchsorted(seal_at_arr, t, side="left") - 1  # seals before t
         mutable_from = np.where(last >= 0, seal_at_arr[np.maximum(last, 0)], 0.0)
-    mutable = topic.pending(mutable_from, t, t + tick)
     # the entry published at the rollover is added in the step that starts at or before it
     seal_step = np.minimum(
         np.floor(seal_at_arr / topic.step_ms + 1e-9).astype(np.int64), k_steps - 1
     )
+    return mutable_from, seal_step
+
+
+def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> DesignRun:
+    """PIP-195's bucket tracker (see the module docstring)."""
+    tick = topic.tick_ms
+    t = topic.times
+    seal_at, seal_start = _pip195_seals(topic, settings.min_index_count)
+    seal_at_arr = np.array(seal_at)
+    seal_start_arr = np.array(seal_start)
+    mutable_from, seal_step = _mutable_start_and_seal_steps(topic, seal_at_arr)
+    mutable = topic.pending(mutable_from, t, t + tick)
     adds = topic.rate * topic.step_ms * topic.tracked_fraction
     sealed_sizes = (
         topic.pending(seal_start_arr, seal_at_arr, seal_at_arr + tick) if len(seal_at) else []
