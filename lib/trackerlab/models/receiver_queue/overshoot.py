@@ -181,6 +181,38 @@ class QueuePeak:
         return self.messages - self.queue_size
 
 
+def _best_permits(
+    queue_size: int,
+    batch_messages: int,
+    subscription_type: str,
+    read_batch_size: int,
+    by_bytes: int,
+    avg: int,
+    round_robin_batch_size: int,
+) -> tuple[int, int, int]:
+    """``(messages held, permits, entries)`` at the permits ``p`` that maximise
+    ``queue_size - p + dispatched_messages(p)``, over the few candidates that can (see
+    :func:`queue_peak`). O(round_robin_batch_size)."""
+    widest = min(queue_size, read_batch_size, by_bytes)
+    candidates = {1, widest}
+    if subscription_type == SHARED:
+        candidates |= {avg * (n - 1) + 1 for n in range(1, round_robin_batch_size + 1)}
+    best = (0, 1, 0)
+    for p in sorted(c for c in candidates if c <= queue_size):
+        sent = dispatched_messages(
+            p,
+            batch_messages,
+            subscription_type=subscription_type,
+            read_batch_size=read_batch_size,
+            read_limit_entries=by_bytes,
+            read_avg_messages_per_entry=avg,
+            round_robin_batch_size=round_robin_batch_size,
+        )
+        if queue_size - p + sent > best[0]:
+            best = (queue_size - p + sent, p, sent // batch_messages)
+    return best
+
+
 def queue_peak(
     queue_size: int,
     batch_messages: int,
@@ -219,25 +251,15 @@ def queue_peak(
     check_int("read_avg_messages_per_entry", read_avg_messages_per_entry, 1, batch_messages)
     check_int("round_robin_batch_size", round_robin_batch_size, 1, None)
     by_bytes = entries_within_read_bytes(entry_bytes, max_read_bytes)
-    widest = min(queue_size, read_batch_size, by_bytes)
-    avg = read_avg_messages_per_entry
-    candidates = {1, widest}
-    if subscription_type == SHARED:
-        candidates |= {avg * (n - 1) + 1 for n in range(1, round_robin_batch_size + 1)}
-    best = (0, 1, 0)
-    for p in sorted(c for c in candidates if c <= queue_size):
-        sent = dispatched_messages(
-            p,
-            batch_messages,
-            subscription_type=subscription_type,
-            read_batch_size=read_batch_size,
-            read_limit_entries=by_bytes,
-            read_avg_messages_per_entry=avg,
-            round_robin_batch_size=round_robin_batch_size,
-        )
-        if queue_size - p + sent > best[0]:
-            best = (queue_size - p + sent, p, sent // batch_messages)
-    held, p, entries = best
+    held, p, entries = _best_permits(
+        queue_size,
+        batch_messages,
+        subscription_type,
+        read_batch_size,
+        by_bytes,
+        read_avg_messages_per_entry,
+        round_robin_batch_size,
+    )
     return QueuePeak(
         queue_size=queue_size,
         batch_messages=batch_messages,
