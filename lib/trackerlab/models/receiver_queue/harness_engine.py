@@ -62,23 +62,7 @@ class HarnessEngine:
         self.memory = MemoryLimitController(
             cfg.memory_limit_bytes, java_rounding=cfg.client == "java"
         )
-        read_ns = max(1, round(cfg.read_us * 1e3))
-        subscribed = self.start_t + self.one_way
-        self.disp = []
-        for q in range(parts):
-            d = Dispatcher(
-                entries.ready_ns[q],
-                entries.messages[q],
-                entries.entry_bytes[q],
-                self._emitter(q),
-                read_ns=read_ns,
-                read_batch=cfg.read_batch_size,
-                max_read_bytes=cfg.max_read_bytes,
-                check_delay_ms=cfg.new_entries_check_delay_ms,
-                shared=cfg.subscription_type == SHARED,
-            )
-            d.cursor = bisect_left(d.ready, subscribed)  # SubscriptionPositionLatest
-            self.disp.append(d)
+        self.disp = self._dispatchers()
         self.msgs = entries.messages
         self._build_client()
         rate = cfg.app_rate if cfg.app_rate is not None else 1e6 / cfg.app_message_us
@@ -96,22 +80,46 @@ class HarnessEngine:
         self.peak = [0] * parts
         self.peak_client = 0
         self.peak_memory = 0
-        self.samples: dict[str, list] = {
-            k: []
-            for k in [
-                "t_s",
-                "total_size",
-                *(f"size_{q}" for q in range(parts)),
-                *(["parent_size"] if self.parent is not None else []),
-                "queued",
-                "prefetch_bytes",
-                "memory_bytes",
-                "broker_permits",
-                "consumed",
-            ]
-        }
+        self.samples: dict[str, list] = {k: [] for k in self._sample_columns()}
 
     # ------------------------------------------------------------------ set-up
+
+    def _dispatchers(self) -> list[Dispatcher]:
+        """One broker dispatcher per partition, its cursor at the latest entry when the
+        consumer subscribes (SubscriptionPositionLatest)."""
+        cfg, entries = self.cfg, self.entries
+        read_ns = max(1, round(cfg.read_us * 1e3))
+        subscribed = self.start_t + self.one_way
+        disp = []
+        for q in range(cfg.partitions):
+            d = Dispatcher(
+                entries.ready_ns[q],
+                entries.messages[q],
+                entries.entry_bytes[q],
+                self._emitter(q),
+                read_ns=read_ns,
+                read_batch=cfg.read_batch_size,
+                max_read_bytes=cfg.max_read_bytes,
+                check_delay_ms=cfg.new_entries_check_delay_ms,
+                shared=cfg.subscription_type == SHARED,
+            )
+            d.cursor = bisect_left(d.ready, subscribed)  # SubscriptionPositionLatest
+            disp.append(d)
+        return disp
+
+    def _sample_columns(self) -> list[str]:
+        """The sampled time series' columns (a parent size for a multi-topics consumer)."""
+        return [
+            "t_s",
+            "total_size",
+            *(f"size_{q}" for q in range(self.cfg.partitions)),
+            *(["parent_size"] if self.parent is not None else []),
+            "queued",
+            "prefetch_bytes",
+            "memory_bytes",
+            "broker_permits",
+            "consumed",
+        ]
 
     def _emitter(self, q: int):
         heap, seq = self.heap, self.seq
