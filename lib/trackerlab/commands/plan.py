@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from trackerlab.planner.defaults import defaults_for
 from trackerlab.planner.workload import FIELDS, REQUIRED
+
+if TYPE_CHECKING:
+    from trackerlab.planner.memory_plan import Plan
+    from trackerlab.planner.verify import Verified
 
 DESCRIPTION = """\
 Plan the memory of Pulsar's message trackers for a workload: the delayed-delivery index and
@@ -91,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
     from trackerlab.core.params import MAX_SEED
     from trackerlab.planner.inputs import parse_budget, parse_max_early
     from trackerlab.planner.memory_plan import plan
-    from trackerlab.planner.plan_report import as_csv, as_json, table
     from trackerlab.planner.workload import PlanWorkload
     from trackerlab.workloads.units import parse_count
 
@@ -110,21 +114,8 @@ def run(args: argparse.Namespace) -> int:
     budget = parse_budget(args.budget)
     max_early = parse_max_early(args.max_early)
     seed = parse_count(args.seed, "--seed", 0, MAX_SEED)
-    designs = None
-    if args.designs is not None:
-        designs = tuple(d.strip() for d in args.designs.split(",") if d.strip())
-        if not designs:
-            raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
-    if args.master is not None:
-        if not args.exact:
-            raise UsageError(
-                "--master: only --exact or a fleet (--topics FILE) runs on Spark; add one or "
-                "drop --master"
-            )
-        if args.master.strip().startswith("local"):
-            from trackerlab.spark.session import check_master
-
-            check_master(args.master)
+    designs = _designs(args.designs)
+    _check_master_flag(args.master, args.exact)
     if args.exact:
         from trackerlab.core.budget import check as check_budget
 
@@ -143,6 +134,46 @@ def run(args: argparse.Namespace) -> int:
         if args.json or args.csv:
             raise UsageError("--verify prints a table: drop --json/--csv")
         checked = _verify(workload, result, seed)
+    _print_plan(args, result, checked)
+    return 0
+
+
+def _designs(text: str | None) -> tuple[str, ...] | None:
+    """``--designs`` as a tuple of names (None: every catalog design); empty is an error."""
+    from trackerlab.core.errors import UsageError
+
+    if text is None:
+        return None
+    designs = tuple(d.strip() for d in text.split(",") if d.strip())
+    if not designs:
+        raise UsageError("--designs: give at least one catalog design (see trackerlab designs)")
+    return designs
+
+
+def _check_master_flag(master: str | None, exact: bool) -> None:
+    """``--master`` only with ``--exact`` (a fleet is handled earlier); a local master is
+    checked before any work."""
+    from trackerlab.core.errors import UsageError
+
+    if master is None:
+        return
+    if not exact:
+        raise UsageError(
+            "--master: only --exact or a fleet (--topics FILE) runs on Spark; add one or "
+            "drop --master"
+        )
+    if master.strip().startswith("local"):
+        from trackerlab.spark.session import check_master
+
+        check_master(master)
+
+
+def _print_plan(
+    args: argparse.Namespace, result: Plan, checked: tuple[str, list[Verified], str] | None
+) -> None:
+    """The plan as JSON, CSV or a table, then the ``--verify`` report when there is one."""
+    from trackerlab.planner.plan_report import as_csv, as_json, table
+
     if args.json:
         print(as_json(result))
     elif args.csv:
@@ -153,7 +184,6 @@ def run(args: argparse.Namespace) -> int:
         from trackerlab.planner.verify import report
 
         print(report(*checked, exact=args.exact))
-    return 0
 
 
 def _fleet_file(value: object) -> bool:
