@@ -700,9 +700,9 @@ def _best_for(pid: str, report: FitReport) -> str:
     )
 
 
-def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
-    """The numbers a row's reason quotes, and its explanation, from the fit alone (the
-    category is the reviewed table's, checked by :func:`~.registry.judge`)."""
+def _explain_values(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
+    """The numbers a row's reason quotes, and the explanation's common opening: the fit,
+    the prediction, the leave-one-out check and every candidate's most frequent outcome."""
     row = report.row(pid)
     pred = report.prediction(pid)
     n = len(pred.sizes)
@@ -722,7 +722,7 @@ def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
         "fixed_by_code": _FIXED_BY_CODE.get(pid, ""),
         "matched_by_all": report.matched_by_all(pid),
     }
-    common = (
+    return values, (
         f"Modelled harness, tick latency {report.fitted_us:g} us fitted on "
         f"{FIT_IDS[0]}-{FIT_IDS[-1]} (the candidate under which their published outcomes are "
         f"most likely over {n} seeds): {pred.describe()}; published {pub} in {pred.share(row.outcome)}; "
@@ -730,8 +730,13 @@ def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
         + ", ".join(f"{c:g} us -> {_sizes(p[pid].mode)}" for c, p in report.predictions.items())
         + ". "
     )
+
+
+def _explanation(pid: str, report: FitReport, common: str) -> str:
+    """Row ``pid``'s explanation after the ``common`` opening: the code that fixes it, or
+    why the fit row or held-out row matches, or what the model misses."""
     if pid == "N46":
-        return values, (
+        return (
             common + "consumer_partition.go:1113-1119 and :1325-1335,1729-1742 @ b8563cd8 "
             "(the same in 57a13403, the revision that added the --enable-auto-scaled-queue-size "
             "flag the PR's command uses, 2023-03-03): the first entry sets the hint (0 permits "
@@ -742,20 +747,20 @@ def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
             "that received nothing; no measurement here shows which."
         )
     if report.matched_by_all(pid):
-        return values, (
+        return (
             common + "Fixed by the code: " + _FIXED_BY_CODE.get(pid, "") + "." + _extra(pid, report)
         )
     if pid in FIT_IDS and report.matches(pid):
-        return values, (
+        return (
             common + "A row of the fitting set is not evidence for the fit; its leave-one-out "
             "prediction is."
         )
     if pid in HELD_OUT_IDS and report.matches(pid):
-        return values, (
+        return (
             common + "The partition order is random (the router starts at rand.Uint32(), "
             "default_router.go:46), so per-partition sizes compare as sets."
         )
-    return values, (
+    return (
         common
         + {
             "N53": "(4,2,2) needs one partition consumer to hold two messages at once at "
@@ -765,6 +770,13 @@ def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
         + _best_for(pid, report)
         + _extra(pid, report)
     ).replace(".  ", ". ")
+
+
+def _explain(pid: str, report: FitReport) -> tuple[dict[str, object], str]:
+    """The numbers a row's reason quotes, and its explanation, from the fit alone (the
+    category is the reviewed table's, checked by :func:`~.registry.judge`)."""
+    values, common = _explain_values(pid, report)
+    return values, _explanation(pid, report, common)
 
 
 @reproduces(*IDS)
