@@ -228,6 +228,29 @@ def parse_output(lines: list[str], seconds: float = 0.0) -> SizeCheckResult:
     )  # fmt: skip
 
 
+def _size_check_args(
+    data: Path,
+    tick_ms: int,
+    strict: bool,
+    scheduled: tuple[int, int] | None,
+    positions: bool,
+    chunks: bool,
+    contains: Sequence[tuple[int, int]],
+) -> list[str]:
+    """SizeCheck's command-line arguments: the messages file, the tick, strictness, then the
+    optional ``getScheduledMessages`` call and what to report per phase."""
+    args = [str(data), str(int(tick_ms)), "true" if strict else "false"]
+    if scheduled is not None:
+        args += [str(int(scheduled[0])), str(int(scheduled[1]))]
+    if positions:
+        args.append("--positions")
+    if chunks:
+        args.append("--chunks")
+    if contains:
+        args.append("--contains=" + ",".join(f"{int(led)}:{int(ent)}" for led, ent in contains))
+    return args
+
+
 def size_check(
     built: TrackerBuild,
     ledger: np.ndarray,
@@ -257,15 +280,7 @@ def size_check(
     with tempfile.TemporaryDirectory(prefix="trackerlab-sorted-chunks-") as tmp:
         data = Path(tmp) / "messages.bin"
         _write_messages(data, ledger, entry, deliver_at_ms, now_ms)
-        args = [str(data), str(int(tick_ms)), "true" if strict else "false"]
-        if scheduled is not None:
-            args += [str(int(scheduled[0])), str(int(scheduled[1]))]
-        if positions:
-            args.append("--positions")
-        if chunks:
-            args.append("--chunks")
-        if contains:
-            args.append("--contains=" + ",".join(f"{int(led)}:{int(ent)}" for led, ent in contains))
+        args = _size_check_args(data, tick_ms, strict, scheduled, positions, chunks, contains)
         cmd = [
             java,
             *harness_runner.jvm_options(),
