@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 #: Experiments ``broker run`` knows (each has a runner in :data:`RUNNERS`).
 EXPERIMENTS = ("delayed", "nack", "pending-acks", "trackers")
@@ -275,6 +276,33 @@ RUNNERS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+def _trackers_timing(
+    args: argparse.Namespace, smoke: dict[str, Any]
+) -> tuple[float, float, float, float]:
+    """Rate (msg/s), publish, sampling and pause seconds: the flags, or the smoke run's
+    values where a flag keeps its default."""
+    from trackerlab.experiments.real_broker import trackers as tr
+
+    given = {a: getattr(args, a) for a in ("rate", "duration", "sample_every")}
+    rate = (
+        smoke["rate_per_s"]
+        if smoke and given["rate"] == "10k/s"
+        else tr.parse_rate_per_s("--rate", given["rate"], 1, 50_000)
+    )
+    publish_s = (
+        smoke["publish_s"]
+        if smoke and given["duration"] == "3m"
+        else (tr.parse_duration_s("--duration", given["duration"], 10, 7200))
+    )
+    every_s = (
+        smoke["sample_every_s"]
+        if smoke and given["sample_every"] == "1m"
+        else (tr.parse_duration_s("--sample-every", given["sample_every"], 1, 600))
+    )
+    pause_s = smoke.get("pause_s", tr.DEFAULT_PAUSE_S)
+    return rate, publish_s, every_s, pause_s
+
+
 @_guarded
 def run_trackers(args: argparse.Namespace) -> int:
     """``broker run trackers``: each tracker on each workload in a broker of its own; one
@@ -297,23 +325,7 @@ def run_trackers(args: argparse.Namespace) -> int:
     workloads = tr.select(
         args.workload, tr.WORKLOADS, "--workload", smoke.get("workloads", tuple(tr.WORKLOADS))
     )
-    given = {a: getattr(args, a) for a in ("rate", "duration", "sample_every")}
-    rate = (
-        smoke["rate_per_s"]
-        if smoke and given["rate"] == "10k/s"
-        else tr.parse_rate_per_s("--rate", given["rate"], 1, 50_000)
-    )
-    publish_s = (
-        smoke["publish_s"]
-        if smoke and given["duration"] == "3m"
-        else (tr.parse_duration_s("--duration", given["duration"], 10, 7200))
-    )
-    every_s = (
-        smoke["sample_every_s"]
-        if smoke and given["sample_every"] == "1m"
-        else (tr.parse_duration_s("--sample-every", given["sample_every"], 1, 600))
-    )
-    pause_s = smoke.get("pause_s", tr.DEFAULT_PAUSE_S)
+    rate, publish_s, every_s, pause_s = _trackers_timing(args, smoke)
     # a folder of its own: data/broker/'s reader takes comparison files only
     out = args.out if args.out is not None else data_dir() / "broker" / "trackers"
     runs, paths = [], []
