@@ -155,6 +155,73 @@ MAX_ROWS = 2_000_000
 EDGE_KEYS = 4
 
 
+def _sparse_parts(
+    stream: TrackedStream,
+    first: int,
+    last: int,
+    width: int,
+    t: float,
+    seed: int,
+    layout: JvmLayout,
+    crowding: float,
+) -> tuple[list[tuple[np.ndarray, float]], float]:
+    """The sparse limit: the edge keys sampled, every entry between them alone in its key;
+    the weighted parts and the relative error (the expected crowding)."""
+    # the sparse limit: no key is likely to hold two entries, and a key sample would see
+    # a handful of lone entries at best (a 1/s, 1 ms, 7 d draw put 0-3 in 4,096 keys)
+    edges = 4 * EDGE_KEYS + 2  # the budget whose sample is the edge keys and two middle keys
+    parts, edge = _sampled(stream, first, last, width, edges, t, seed, layout)[::3]
+    lo, hi = first + edge * width, last + width - edge * width
+    between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
+    if between >= 1:
+        alone = min(round(between), SPARSE_ROWS)
+        parts = [(_alone(lo, width, alone), between / alone), *parts[1:]]
+    else:
+        parts = [(np.zeros((0, 6), dtype=np.int64), 1.0), *parts[1:]]
+    error = crowding
+    return parts, error
+
+
+def _sampled_parts(
+    stream: TrackedStream,
+    first: int,
+    last: int,
+    width: int,
+    budget: int,
+    rows_per_key: float,
+    t: float,
+    seed: int,
+    layout: JvmLayout,
+) -> tuple[list[tuple[np.ndarray, float]], float]:
+    """A systematic key sample (a pilot, then one sized to the target error) scaled by the
+    closed form's count of the middle keys' entries; the weighted parts and their relative
+    standard error."""
+    n_keys = (last - first) // width + 1
+    parts, per_key, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
+    # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
+    lo, hi = first + edge * width, last + width - edge * width
+    between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
+    ratio, error = _estimator(*per_key, parts[0][1], between)
+    if error > TARGET_RELATIVE_SE and taken < n_keys:
+        need = math.ceil(taken * (error / TARGET_RELATIVE_SE) ** 2)
+        bigger = int(min(n_keys, need, max(budget, MAX_ROWS / rows_per_key)))
+        if bigger > taken:
+            parts, per_key, _, edge = _sampled(stream, first, last, width, bigger, t, seed, layout)
+            ratio, error = _estimator(*per_key, parts[0][1], between)
+    (middle, weight), rest = parts[0], parts[1:]
+    sampled = float(middle[:, 3].sum()) * weight
+    if ratio and sampled > 0:
+        # ratio estimator: the closed form knows how many entries the middle holds; the
+        # sample gives how they are laid out (bytes per entry)
+        parts = [(middle, weight * between / sampled), *rest]
+    elif weight > 1 and sampled == 0 and between >= 1:
+        # so sparse that no sampled bucket holds an entry: each one sits alone in its
+        # bucket and bitmap (the sparse limit), off by the buckets two entries share
+        parts = [(_alone(lo, width, round(between)), 1.0), *rest]
+        error = max(error, between / n_keys)
+    return parts, error
+
+
 def fast_counts(
     stream: TrackedStream,
     seed: int = 0,
@@ -176,44 +243,11 @@ def fast_counts(
     parts, error = [(np.zeros((0, 6), dtype=np.int64), 1.0)], 0.0
     crowding = _max_entries_per_key(stream, width)
     if last >= first and crowding < SPARSE_ENTRIES_PER_KEY:
-        # the sparse limit: no key is likely to hold two entries, and a key sample would see
-        # a handful of lone entries at best (a 1/s, 1 ms, 7 d draw put 0-3 in 4,096 keys)
-        edges = 4 * EDGE_KEYS + 2  # the budget whose sample is the edge keys and two middle keys
-        parts, edge = _sampled(stream, first, last, width, edges, t, seed, layout)[::3]
-        lo, hi = first + edge * width, last + width - edge * width
-        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
-        if between >= 1:
-            alone = min(round(between), SPARSE_ROWS)
-            parts = [(_alone(lo, width, alone), between / alone), *parts[1:]]
-        else:
-            parts = [(np.zeros((0, 6), dtype=np.int64), 1.0), *parts[1:]]
-        error = crowding
+        parts, error = _sparse_parts(stream, first, last, width, t, seed, layout, crowding)
     elif last >= first:
-        n_keys = (last - first) // width + 1
-        parts, per_key, taken, edge = _sampled(stream, first, last, width, budget, t, seed, layout)
-        # the entries whose deliverAt falls in the middle keys' buckets, by the closed form
-        lo, hi = first + edge * width, last + width - edge * width
-        between = stream.pending(t, lo - t - 1) - stream.pending(t, hi - t - 1)
-        ratio, error = _estimator(*per_key, parts[0][1], between)
-        if error > TARGET_RELATIVE_SE and taken < n_keys:
-            need = math.ceil(taken * (error / TARGET_RELATIVE_SE) ** 2)
-            bigger = int(min(n_keys, need, max(budget, MAX_ROWS / rows_per_key)))
-            if bigger > taken:
-                parts, per_key, _, edge = _sampled(
-                    stream, first, last, width, bigger, t, seed, layout
-                )
-                ratio, error = _estimator(*per_key, parts[0][1], between)
-        (middle, weight), rest = parts[0], parts[1:]
-        sampled = float(middle[:, 3].sum()) * weight
-        if ratio and sampled > 0:
-            # ratio estimator: the closed form knows how many entries the middle holds; the
-            # sample gives how they are laid out (bytes per entry)
-            parts = [(middle, weight * between / sampled), *rest]
-        elif weight > 1 and sampled == 0 and between >= 1:
-            # so sparse that no sampled bucket holds an entry: each one sits alone in its
-            # bucket and bitmap (the sparse limit), off by the buckets two entries share
-            parts = [(_alone(lo, width, round(between)), 1.0), *rest]
-            error = max(error, between / n_keys)
+        parts, error = _sampled_parts(
+            stream, first, last, width, budget, rows_per_key, t, seed, layout
+        )
     counts = _weighted_counts(stream, parts, t, layout)
     counts.totals["error_bound_ppm"] = round(1.96 * error * 1e6)
     return counts, t
