@@ -12,7 +12,8 @@ import io
 import math
 
 from trackerlab.core import strict_json
-from trackerlab.planner.memory_plan import Plan, PlanRow, unsized_reason
+from trackerlab.planner.memory_plan import Choice, Plan, PlanRow, unsized_reason
+from trackerlab.planner.workload import PlanWorkload
 from trackerlab.workloads.units import about_duration_ms, format_bytes, format_duration_ms
 
 
@@ -128,6 +129,51 @@ def _cells(row: PlanRow) -> list[str]:
     ]
 
 
+def _tracker_lines(tracker: str, rows: list[PlanRow]) -> list[str]:
+    """One tracker's table: where it lives, the header, one line per design with its note."""
+    first = rows[0]
+    out = ["", f"{tracker}: {first.side}, one per {first.per}"]
+    out.append(
+        "  " + " ".join(h.ljust(n) if i == 0 else h.rjust(n) for i, (h, n) in enumerate(HEADERS))
+    )
+    for row in rows:
+        cells = _cells(row)
+        out.append(
+            "  "
+            + " ".join(
+                c.ljust(n) if i == 0 else c.rjust(n)
+                for i, (c, (_, n)) in enumerate(zip(cells, HEADERS, strict=True))
+            )
+            + (f"  ({row.note})" if row.note else "")
+        )
+    return out
+
+
+def _choice_lines(choice: Choice, w: PlanWorkload) -> list[str]:
+    """A tuned setting's table (tick or nack precision bits): bucket width, early delivery
+    and bytes per setting, the chosen one marked ``<``."""
+    key = "tick_ms" if choice.setting == "tick" else "nack_precision_bits"
+    scope = next(k for k in choice.table[0] if k.endswith("_bytes"))
+    out = ["", f"{choice.setting.replace('_', ' ')} for {choice.design}: {choice.reason}"]
+    out.append(
+        f"  {'setting':>10} {'bucket':>9} {'early <=':>9} {scope.removesuffix('_bytes').replace('_', ' '):>14}"
+    )
+    for row in choice.table:
+        value = row[key]
+        shown = value == choice.value or value == (
+            w.defaults.tick_ms if key == "tick_ms" else w.defaults.nack_precision_bits
+        )
+        if key == "tick_ms" and not shown and value & (value - 1):
+            continue  # the largest tick of each bucket width: listed when chosen
+        mark = " <" if value == choice.value else ""
+        setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
+        out.append(
+            f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_about(row['early_ms']):>9} "
+            f"{format_bytes(row[scope]):>14}{mark}"
+        )
+    return out
+
+
 def table(plan: Plan) -> str:
     """The terminal report: answer, one table per tracker, recommendations, assumptions."""
     w = plan.workload
@@ -145,43 +191,9 @@ def table(plan: Plan) -> str:
     out.append("KiB/MiB/GiB = 1024-based; * = what Pulsar " + str(w.defaults.version) + " runs.")
     trackers = list(dict.fromkeys(r.tracker for r in plan.rows))
     for tracker in trackers:
-        rows = [r for r in plan.rows if r.tracker == tracker]
-        first = rows[0]
-        out += ["", f"{tracker}: {first.side}, one per {first.per}"]
-        out.append(
-            "  "
-            + " ".join(h.ljust(n) if i == 0 else h.rjust(n) for i, (h, n) in enumerate(HEADERS))
-        )
-        for row in rows:
-            cells = _cells(row)
-            out.append(
-                "  "
-                + " ".join(
-                    c.ljust(n) if i == 0 else c.rjust(n)
-                    for i, (c, (_, n)) in enumerate(zip(cells, HEADERS, strict=True))
-                )
-                + (f"  ({row.note})" if row.note else "")
-            )
+        out += _tracker_lines(tracker, [r for r in plan.rows if r.tracker == tracker])
     for choice in plan.choices:
-        key = "tick_ms" if choice.setting == "tick" else "nack_precision_bits"
-        scope = next(k for k in choice.table[0] if k.endswith("_bytes"))
-        out += ["", f"{choice.setting.replace('_', ' ')} for {choice.design}: {choice.reason}"]
-        out.append(
-            f"  {'setting':>10} {'bucket':>9} {'early <=':>9} {scope.removesuffix('_bytes').replace('_', ' '):>14}"
-        )
-        for row in choice.table:
-            value = row[key]
-            shown = value == choice.value or value == (
-                w.defaults.tick_ms if key == "tick_ms" else w.defaults.nack_precision_bits
-            )
-            if key == "tick_ms" and not shown and value & (value - 1):
-                continue  # the largest tick of each bucket width: listed when chosen
-            mark = " <" if value == choice.value else ""
-            setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
-            out.append(
-                f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_about(row['early_ms']):>9} "
-                f"{format_bytes(row[scope]):>14}{mark}"
-            )
+        out += _choice_lines(choice, w)
     out += [
         "",
         "Assumed (Pulsar's defaults for "
