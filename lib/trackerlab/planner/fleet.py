@@ -27,11 +27,15 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from trackerlab.core.errors import UsageError
 from trackerlab.planner.workload import FIELD_BY_NAME, PlanWorkload
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Rate ratio between neighbouring plans of an interpolated group (16 per octave).
 GRID_STEP = 2 ** (1 / 16)
@@ -425,27 +429,15 @@ def long_tail(fleet: FleetPlan) -> str:
     )
 
 
-def table(fleet: FleetPlan) -> str:
-    """The fleet as a broker engineer reads it: per broker, per client side, per class."""
+def _side_lines(df: pd.DataFrame, brokers: int) -> list[str]:
+    """Heap and direct bytes per tracker and design: per broker (the broker side divided
+    evenly), then the clients of the whole fleet, each with its total."""
     from trackerlab.workloads.units import format_bytes
 
-    df = frame(fleet)
-    n_topics = sum(int(t.workload.values["topics"]) for t in fleet.topics)
-    traffic = sum(
-        float(t.workload.values["rate"]) * int(t.workload.values["topics"]) for t in fleet.topics
-    )
-    lines = [
-        f"Fleet: {n_topics:,} topics in {len(fleet.topics):,} rows, "
-        f"{df['class'].nunique()} class(es), {rate_text(traffic)} in all, "
-        f"{fleet.brokers:,} broker(s), Pulsar {fleet.version}",
-        "",
-        f"Per broker (the fleet's broker-side memory / {fleet.brokers:,}; an even spread of "
-        "bundles is assumed):",
-        f"  {'tracker':<24} {'design':<24} {'heap (-Xmx)':>14} {'direct (MaxDirect)':>19}",
-    ]
+    lines: list[str] = []
     by = df.groupby(["side", "tracker", "design"])[["heap_bytes", "direct_bytes"]].sum()
     for side, title, div in (
-        ("broker", None, fleet.brokers),
+        ("broker", None, brokers),
         ("client", "Clients, the whole fleet's consumers:", 1),
     ):
         if title:
@@ -464,7 +456,14 @@ def table(fleet: FleetPlan) -> str:
             f"  {'total':<24} {'':<24} {format_bytes(total.heap_bytes / div):>14} "
             f"{format_bytes(total.direct_bytes / div):>19}"
         )
-    lines += [
+    return lines
+
+
+def _class_lines(df: pd.DataFrame) -> list[str]:
+    """Per topic class of the whole fleet: topics, rate, broker and client heap and direct."""
+    from trackerlab.workloads.units import format_bytes
+
+    lines = [
         "",
         "Per class (the whole fleet):",
         f"  {'class':<16} {'topics':>9} {'rate':>10} {'broker heap':>13} "
@@ -481,6 +480,27 @@ def table(fleet: FleetPlan) -> str:
             f"  {klass:<16} {int(topics.topics.sum()):>9,} {rate_text(rate):>10} "
             f"{cells[0]:>13} {cells[1]:>14} {cells[2]:>13} {cells[3]:>14}"
         )
+    return lines
+
+
+def table(fleet: FleetPlan) -> str:
+    """The fleet as a broker engineer reads it: per broker, per client side, per class."""
+    df = frame(fleet)
+    n_topics = sum(int(t.workload.values["topics"]) for t in fleet.topics)
+    traffic = sum(
+        float(t.workload.values["rate"]) * int(t.workload.values["topics"]) for t in fleet.topics
+    )
+    lines = [
+        f"Fleet: {n_topics:,} topics in {len(fleet.topics):,} rows, "
+        f"{df['class'].nunique()} class(es), {rate_text(traffic)} in all, "
+        f"{fleet.brokers:,} broker(s), Pulsar {fleet.version}",
+        "",
+        f"Per broker (the fleet's broker-side memory / {fleet.brokers:,}; an even spread of "
+        "bundles is assumed):",
+        f"  {'tracker':<24} {'design':<24} {'heap (-Xmx)':>14} {'direct (MaxDirect)':>19}",
+    ]
+    lines += _side_lines(df, fleet.brokers)
+    lines += _class_lines(df)
     tail = long_tail(fleet)
     if tail:
         lines += ["", tail]
