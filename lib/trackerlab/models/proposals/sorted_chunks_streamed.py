@@ -75,6 +75,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -84,6 +85,9 @@ from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.proposals.counts import roaring_fixed_bytes
 from trackerlab.models.time_buckets import shapes as tbs
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
+
+if TYPE_CHECKING:
+    from trackerlab.workloads.stream import Workload
 
 #: Keys sorted and spilled at once in the stream pass (~40 B each while sorting).
 RUN_KEYS = 1 << 23
@@ -318,6 +322,57 @@ def _tracked_blocks(workload, tick_ms: int) -> Iterator[tuple[np.ndarray, np.nda
         yield t[first], led[first], e[first]
 
 
+def _staging_folder(spill_root: str | Path | None) -> Path:
+    """A new staging folder of this process under ``spill_root`` (default: the temporary
+    folder), after removing those of killed builds."""
+    root = Path(tempfile.gettempdir() if spill_root is None else spill_root)
+    root.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(root)  # folders of killed builds (their pid no longer runs)
+    folder = root / own_name("staging")
+    folder.mkdir()
+    return folder
+
+
+def _spill_sorted_runs(
+    workload: Workload,
+    tick_ms: int,
+    folder: Path,
+    run_keys: int,
+    sample_every: int,
+    runs: list[_Run],
+) -> tuple[_Containers, list[tuple[np.ndarray, ...]]]:
+    """Spill the tracked keys to ``folder`` in runs of ``run_keys`` sorted by deliverAt
+    (appended to ``runs`` as written, so the caller closes them); the containers of every
+    (ledger, entry) and every ``sample_every``-th key of each run."""
+    containers = _Containers()
+    samples: list[tuple[np.ndarray, ...]] = []
+    buf: list[tuple[np.ndarray, ...]] = []
+    buffered = 0
+
+    def flush() -> None:
+        nonlocal buf, buffered
+        if not buffered:
+            return
+        t, led, e = (np.concatenate(c) for c in zip(*buf, strict=True))
+        buf, buffered = [], 0
+        order = np.argsort(t, kind="stable")  # publish order is (ledger, entry) order
+        t, led, e = t[order], led[order], e[order]
+        runs.append(_spill(folder, len(runs), t, led, e))
+        # copies: a strided view would keep the whole run in memory
+        samples.append(tuple(c[::sample_every].copy() for c in (t, led, e)))
+
+    for t, led, e in _tracked_blocks(workload, tick_ms):
+        if int(e.max()) > _U32:
+            raise ValueError(f"entry ids must be in 0..2^32-1 here, got {int(e.max())}")
+        containers.add(led, e)
+        buf.append((t, led, e))
+        buffered += len(t)
+        if buffered >= run_keys:
+            flush()
+    flush()
+    return containers, samples
+
+
 def streamed_sorted_build(
     workload,
     tick_ms: int,
@@ -337,39 +392,12 @@ def streamed_sorted_build(
     check_in_range("range size (keys)", range_keys, 1, 1 << 30)
     check_in_range("sample interval (keys)", sample_every, 1, 1 << 30)
     sample_every = min(sample_every, range_keys)
-    root = Path(tempfile.gettempdir() if spill_root is None else spill_root)
-    root.mkdir(parents=True, exist_ok=True)
-    remove_leftovers(root)  # folders of killed builds (their pid no longer runs)
-    folder = root / own_name("staging")
-    folder.mkdir()
+    folder = _staging_folder(spill_root)
     runs: list[_Run] = []
     try:
-        containers = _Containers()
-        samples: list[tuple[np.ndarray, ...]] = []
-        buf: list[tuple[np.ndarray, ...]] = []
-        buffered = 0
-
-        def flush() -> None:
-            nonlocal buf, buffered
-            if not buffered:
-                return
-            t, led, e = (np.concatenate(c) for c in zip(*buf, strict=True))
-            buf, buffered = [], 0
-            order = np.argsort(t, kind="stable")  # publish order is (ledger, entry) order
-            t, led, e = t[order], led[order], e[order]
-            runs.append(_spill(folder, len(runs), t, led, e))
-            # copies: a strided view would keep the whole run in memory
-            samples.append(tuple(c[::sample_every].copy() for c in (t, led, e)))
-
-        for t, led, e in _tracked_blocks(workload, tick_ms):
-            if int(e.max()) > _U32:
-                raise ValueError(f"entry ids must be in 0..2^32-1 here, got {int(e.max())}")
-            containers.add(led, e)
-            buf.append((t, led, e))
-            buffered += len(t)
-            if buffered >= run_keys:
-                flush()
-        flush()
+        containers, samples = _spill_sorted_runs(
+            workload, tick_ms, folder, run_keys, sample_every, runs
+        )
         spilled = sum(p.stat().st_size for r in runs for p in r.paths)
         build, ranges, inside, in_chunk, largest = _key_order_pass(
             runs, samples, range_keys // sample_every, containers, layout
