@@ -46,6 +46,7 @@ from trackerlab.core.log4j import file_log4j2, py4j_messages_to
 from trackerlab.core.paths import cache_dir
 
 if TYPE_CHECKING:
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
 #: Session settings applied when the configuration lacks them.
@@ -156,6 +157,34 @@ def check_master(master: str) -> str:
     return master
 
 
+def _configure(conf: SparkConf, master: str | None, app_name: str) -> Path:
+    """Set the master (``master``, the configured one, else ``local[*]``; checked), the
+    loopback binding of a machine-local run, the app name, :data:`DEFAULTS` and the driver's
+    log settings, each only where unset; the session's log file."""
+    if master:
+        conf.setMaster(check_master(master))
+    elif not conf.contains("spark.master"):
+        conf.setMaster("local[*]")
+    else:
+        check_master(conf.get("spark.master"))
+    used = conf.get("spark.master")
+    if _LOCAL.match(used) or urlsplit(used.replace("spark://", "http://", 1)).hostname in (
+        "127.0.0.1",
+        "localhost",
+    ):  # a machine-local run binds to the loopback only
+        conf.setIfMissing("spark.driver.host", "127.0.0.1")
+        conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1")
+    conf.setIfMissing("spark.app.name", app_name)
+    for key, value in DEFAULTS.items():
+        conf.setIfMissing(key, value)
+    log = session_log()
+    conf.setIfMissing(
+        "spark.driver.extraJavaOptions",
+        f"-Dlog4j2.configurationFile=file:{file_log4j2()} -Dtrackerlab.log={log}",
+    )
+    return log
+
+
 def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> SparkSession:
     """The active session, or a new one: ``master`` if given, else the configured
     ``spark.master`` (spark-submit), else ``local[*]``; :data:`DEFAULTS` where unset."""
@@ -178,27 +207,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
 
         SparkContext._ensure_initialized()
     conf = SparkConf()
-    if master:
-        conf.setMaster(check_master(master))
-    elif not conf.contains("spark.master"):
-        conf.setMaster("local[*]")
-    else:
-        check_master(conf.get("spark.master"))
-    used = conf.get("spark.master")
-    if _LOCAL.match(used) or urlsplit(used.replace("spark://", "http://", 1)).hostname in (
-        "127.0.0.1",
-        "localhost",
-    ):  # a machine-local run binds to the loopback only
-        conf.setIfMissing("spark.driver.host", "127.0.0.1")
-        conf.setIfMissing("spark.driver.bindAddress", "127.0.0.1")
-    conf.setIfMissing("spark.app.name", app_name)
-    for key, value in DEFAULTS.items():
-        conf.setIfMissing(key, value)
-    log = session_log()
-    conf.setIfMissing(
-        "spark.driver.extraJavaOptions",
-        f"-Dlog4j2.configurationFile=file:{file_log4j2()} -Dtrackerlab.log={log}",
-    )
+    log = _configure(conf, master, app_name)
     py4j_messages_to(log)
     try:
         spark = _start(conf, log)
