@@ -51,6 +51,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="Pulsar version whose structures and defaults to assume (e.g. 4.0.7, 4.1, master; "
         "default: the newest release in data/pulsar_releases.yaml)%(default).0s",
     )
+    _add_value_options(p)
+    p.add_argument("--shape", default=None, help=OPTIONS["shape"] + "%(default).0s")
+    p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run even when the estimated time or memory exceeds this machine",
+    )
+    p.set_defaults(func=run)
+    _add_designs(subparsers)
+
+
+def _add_value_options(p: argparse.ArgumentParser) -> None:
+    """The workload's options (messages, rate, delay...) and the design's valued options
+    (tick, nack bits, ledgers, layout), each with its default or the release's."""
     d = WORKLOAD_DEFAULTS
     options = (
         ("--messages", d["messages"], "messages published (e.g. 1e6)"),
@@ -86,16 +102,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for flag, default, text in options:
         shown = "" if default is None else f" (default: {default})"  # None: the release's
         p.add_argument(flag, default=default, help=f"{text}{shown}".replace("%", "%%"))
-    p.add_argument("--shape", default=None, help=OPTIONS["shape"] + "%(default).0s")
-    p.add_argument("--run-optimize", action="store_true", help=OPTIONS["run_optimize"])
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument(
-        "--allow-large",
-        action="store_true",
-        help="run even when the estimated time or memory exceeds this machine",
-    )
-    p.set_defaults(func=run)
 
+
+def _add_designs(subparsers: argparse._SubParsersAction) -> None:
+    """``trackerlab designs``: the catalog."""
     q = subparsers.add_parser(
         "designs",
         help="list the catalog: every design, its Pulsar class, releases and capabilities",
