@@ -27,6 +27,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     sub = p.add_subparsers(dest="broker_command", metavar="ACTION", required=True)
+    _add_start(sub)
+    _add_stop_status(sub)
+    broker_run.add_parser(sub)
+    broker_rq.add_parser(sub)
+    _add_compare(sub)
+    sub.choices["run"].set_defaults(func=run)
+    sub.choices["receiver-queue"].set_defaults(func=run)
+
+
+def _add_start(sub: argparse._SubParsersAction) -> None:
+    """``broker start``: release, run folder and readiness timeout."""
     q = sub.add_parser("start", help="start a broker and wait until it is ready")
     q.add_argument(
         "--pulsar-version",
@@ -50,6 +61,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seconds to wait until ready (default: 240)",
     )
     q.set_defaults(func=run)
+
+
+def _add_stop_status(sub: argparse._SubParsersAction) -> None:
+    """``broker stop`` and ``broker status``: a run folder or every run; stop's timeout."""
     for name, text in (
         ("stop", "stop a broker (default: every running one trackerlab started)"),
         (
@@ -74,8 +89,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             )
             q.add_argument("--keep-data", action="store_true", help="keep the run's data/ folder")
         q.set_defaults(func=run)
-    broker_run.add_parser(sub)
-    broker_rq.add_parser(sub)
+
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    """``broker compare``: the stored runs' comparisons derived again, no broker."""
     text = (
         "derive the delayed comparison of every stored run again from its samples with "
         "today's planner (no broker: the samples hold the backlog, the tracker's deep size "
@@ -85,8 +102,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     q.add_argument("--results", type=Path, default=None,
                    help="folder of stored results (default: data/broker/ in the repository)")  # fmt: skip
     q.set_defaults(func=run)
-    sub.choices["run"].set_defaults(func=run)
-    sub.choices["receiver-queue"].set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
