@@ -29,6 +29,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_workload_flags(p)
+    _add_planning_flags(p)
+    _add_fleet_and_format_flags(p)
+    p.set_defaults(func=run)
+
+
+def _add_workload_flags(p: argparse.ArgumentParser) -> None:
+    """``--workload FILE`` and one flag per workload field, with the default release's value."""
     p.add_argument(
         "--workload", metavar="FILE", help="YAML file of workload keys (e.g. rate: 20k/s)"
     )
@@ -37,6 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default = "required" if f.name in REQUIRED else f.default_text(defaults)
         text = f"{f.help} (e.g. {f.example}; default: {default})"
         p.add_argument(f.flag, dest=f.name, help=text.replace("%", "%%"))
+
+
+def _add_planning_flags(p: argparse.ArgumentParser) -> None:
+    """How to plan: budget, early delivery, designs, --exact and its Spark master, seed,
+    --verify."""
     p.add_argument(
         "--budget",
         help="memory budget to fit: the delayed index per broker, "
@@ -74,6 +87,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "release's jars from Maven Central, measured with JOL) and print real bytes beside the "
         "planned ones, up to 2,000,000 entries per tracker (default: off)",
     )
+
+
+def _add_fleet_and_format_flags(p: argparse.ArgumentParser) -> None:
+    """A fleet's brokers and Parquet output, and the output format (JSON or CSV)."""
     p.add_argument(
         "--brokers",
         default="1",
@@ -88,7 +105,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="print one JSON document")
     fmt.add_argument("--csv", action="store_true", help="print the rows as CSV")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
