@@ -15,6 +15,37 @@ EXPERIMENTS = ("delayed", "nack", "pending-acks", "trackers")
 ALL = "all"
 
 
+def _add_trackers_options(q: argparse.ArgumentParser) -> None:
+    """The options only ``broker run trackers`` reads: trackers, rate, duration, sampling."""
+    q.add_argument(
+        "--tracker",
+        default=None,
+        metavar="NAMES",
+        help="trackers: comma-separated of time-buckets (4.2.4), pip195-buckets "
+        "(4.2.4), pip195-rolled (4.2.4, ledgers rolling every 50,000 entries), triple-heap "
+        "(4.0.8: a different release), sorted-chunks (the project's); default: all five "
+        "(smoke: time-buckets)",
+    )
+    q.add_argument(
+        "--rate",
+        default="10k/s",
+        metavar="RATE",
+        help="trackers: publish rate, 1/s to 50k/s (default 10k/s; smoke 1k/s)",
+    )
+    q.add_argument(
+        "--duration",
+        default="3m",
+        metavar="TIME",
+        help="trackers: publishing time, 10s to 2h (default 3m; smoke 30s)",
+    )
+    q.add_argument(
+        "--sample-every",
+        default="1m",
+        metavar="TIME",
+        help="trackers: JOL sample period, 1s to 10m (default 1m; smoke 10s)",
+    )
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """``broker run`` under ``broker``'s actions."""
     q = sub.add_parser(
@@ -57,33 +88,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "uniform-0-20s-ledger-1min; nack smoke: 10pct-2s-delayed; nack full: 2pct-1s, 10pct-10s, "
         "10pct-10s-delayed; pending-acks: see its --smoke and full sets in docs/real-pulsar.md)",
     )
-    q.add_argument(
-        "--tracker",
-        default=None,
-        metavar="NAMES",
-        help="trackers: comma-separated of time-buckets (4.2.4), pip195-buckets "
-        "(4.2.4), pip195-rolled (4.2.4, ledgers rolling every 50,000 entries), triple-heap "
-        "(4.0.8: a different release), sorted-chunks (the project's); default: all five "
-        "(smoke: time-buckets)",
-    )
-    q.add_argument(
-        "--rate",
-        default="10k/s",
-        metavar="RATE",
-        help="trackers: publish rate, 1/s to 50k/s (default 10k/s; smoke 1k/s)",
-    )
-    q.add_argument(
-        "--duration",
-        default="3m",
-        metavar="TIME",
-        help="trackers: publishing time, 10s to 2h (default 3m; smoke 30s)",
-    )
-    q.add_argument(
-        "--sample-every",
-        default="1m",
-        metavar="TIME",
-        help="trackers: JOL sample period, 1s to 10m (default 1m; smoke 10s)",
-    )
+    _add_trackers_options(q)
     q.add_argument(
         "--out",
         type=Path,
