@@ -20,17 +20,9 @@ MAX_RATE_PER_S = 1e9
 MAX_DURATION_S = 1e7
 
 
-def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
-    p.description = (
-        "The modelled pulsar-perf harness of Go PR #976: the Go perf producer at --rate "
-        "(batches flushed every 10 ms, sticky router, a token bucket that starts full), the "
-        "broker (whole entries against permits, 10 ms re-check), the consumer client and its "
-        "application. Prints final sizes, peak prefetched messages and bytes per consumer, "
-        "whether the application kept up, and a verdict: the client's peak in MiB and its "
-        "share of memoryLimit, with a WARNING when the peak passes it. Open latencies default "
-        "to the values the reproduction fitted or declared (trackerlab reproduce --only "
-        "N46,...,N57)."
-    )
+def _add_traffic_and_queue(p: argparse.ArgumentParser) -> None:
+    """The traffic (rate, partitions, client, duration, payload) and the consumer's queue,
+    memory limit and application."""
     p.add_argument("--rate", required=True, help="producer rate, produce -r: e.g. 20k/s (>= 1/s)")
     p.add_argument("--partitions", type=int, default=1, help="partitions (>= 1, default 1)")
     p.add_argument("--client", default="go", help="go or java (default go)")
@@ -65,6 +57,10 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
         default=None,
         help="a rate-limited application, e.g. 100/s (default: the perf consumer's own loop)",
     )
+
+
+def _add_producer_and_dispatch(p: argparse.ArgumentParser) -> None:
+    """The producer's limiter and batching, the broker's dispatcher and Java's drain."""
     p.add_argument(
         "--limiter",
         default="token-bucket",
@@ -92,6 +88,10 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
         default="batch-receive",
         help="Java partitioned drain: batch-receive (#16336, default) or receive-async",
     )
+
+
+def _add_latencies_and_output(p: argparse.ArgumentParser) -> None:
+    """Open latencies (flush ticks, network), the seed and the sampled time series."""
     p.add_argument(
         "--tick-latency-us",
         type=float,
@@ -108,6 +108,22 @@ def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed (ticker phases, router start)")
     p.add_argument("--csv", type=Path, help="write the sampled time series to this CSV file")
     p.add_argument("--sample-ms", type=float, default=100.0, help="sampling period (default 100)")
+
+
+def _add_receiver_queue(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "The modelled pulsar-perf harness of Go PR #976: the Go perf producer at --rate "
+        "(batches flushed every 10 ms, sticky router, a token bucket that starts full), the "
+        "broker (whole entries against permits, 10 ms re-check), the consumer client and its "
+        "application. Prints final sizes, peak prefetched messages and bytes per consumer, "
+        "whether the application kept up, and a verdict: the client's peak in MiB and its "
+        "share of memoryLimit, with a WARNING when the peak passes it. Open latencies default "
+        "to the values the reproduction fitted or declared (trackerlab reproduce --only "
+        "N46,...,N57)."
+    )
+    _add_traffic_and_queue(p)
+    _add_producer_and_dispatch(p)
+    _add_latencies_and_output(p)
     _add_allow_large(p)
     p.set_defaults(func=run_receiver_queue)
 
