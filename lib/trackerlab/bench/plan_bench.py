@@ -170,13 +170,13 @@ def bench_plan(
             fast_counts(stream)  # warm caches (layout tables) outside the timing
             started = time.perf_counter()
             counts, t = fast_counts(stream)
-            planned = design.from_counts(counts, None, COMPRESSED)
+            planned = design.size_from_counts(counts, None, COMPRESSED)
             planner_s = time.perf_counter() - started
             exact_s = exact_bytes = None
             if n <= exact_up_to:
                 log(f"  exact {kind} {n:,} ...")
                 started = time.perf_counter()
-                exact = design.from_counts(exact_counts(stream)[0], None, COMPRESSED)
+                exact = design.size_from_counts(exact_counts(stream)[0], None, COMPRESSED)
                 exact_s = time.perf_counter() - started
                 exact_bytes = exact.jvm_bytes
             loop_s = process_s = jvm_entries = None

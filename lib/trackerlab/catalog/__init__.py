@@ -19,7 +19,7 @@ def size(name: str, request: SizeRequest) -> SizeResult:
         from trackerlab.core.params import check_choice
 
         check_choice(f"shape of {name}", request.shape, design.shapes or ("(none)",))
-    return design.build(request)  # type: ignore[misc]
+    return design.build_size(request)
 
 
 __all__ = [

@@ -68,7 +68,7 @@ def size_for_version(
         request = replace(request, shape=choice.shape)
     elif not CATALOG[design].shapes:
         request = replace(request, shape=None)
-    result = CATALOG[design].build(request)
+    result = CATALOG[design].build_size(request)
     return choice, annotate(result, choice, release, request)
 
 

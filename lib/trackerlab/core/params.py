@@ -122,4 +122,4 @@ def check_choice(name: str, value: object, choices: Iterable[T]) -> T:
     if value not in options:
         listed = ", ".join(str(c) for c in options)
         raise UsageError(f"unknown {name} {value!r}; choose one of: {listed}")
-    return value  # type: ignore[return-value]
+    return value

@@ -60,7 +60,7 @@ class BoundedLoader(yaml.SafeLoader):
         self._depth = 0
         self._open: set[str] = set()  # anchors whose value is being composed
 
-    def compose_node(self, parent: Any, index: Any) -> yaml.Node:  # type: ignore[override]
+    def compose_node(self, parent: Any, index: Any) -> yaml.Node:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent):
             self._aliases += 1
@@ -239,7 +239,7 @@ def load(text: str, name: str, loader: type[BoundedLoader] = BoundedLoader) -> A
     instance = None
     try:
         instance = loader(text)  # reads the text: a NUL byte fails here
-        instance.name = name  # type: ignore[attr-defined]
+        instance.name = name
         return instance.get_single_data()
     except YamlLimit as exc:
         line = f":{exc.problem_mark.line + 1}" if exc.problem_mark else ""

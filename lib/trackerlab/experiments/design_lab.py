@@ -108,15 +108,15 @@ class Matrix:
 def cell_workload(cell: dict[str, object]) -> Workload:
     """The cell's stream; with its ledger size where the cell gives one
     (``entries_per_ledger``: the realistic matrix's ledgers roll as the release rolls them)."""
-    ledger = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (  # type: ignore[arg-type]
+    ledger = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (
         "entries_per_ledger" in cell
     ) else {}  # fmt: skip
     return Workload.from_options(
-        int(cell["messages"]),  # type: ignore[arg-type]
+        int(cell["messages"]),
         float(cell["rate_per_ms"]),  # type: ignore[arg-type]
         delay=str(cell["delay"]),
         pattern=str(cell["pattern"]),
-        batch_size=int(cell["batch_size"]),  # type: ignore[arg-type]
+        batch_size=int(cell["batch_size"]),
         **ledger,
     )
 
@@ -139,14 +139,14 @@ def cell_floor(cell: dict[str, object] | pd.Series, entries: int) -> float:
 def size_cell(cell: dict[str, object], designs: Sequence[str] = DESIGNS) -> list[dict[str, object]]:
     """One row per design for one cell, from the reducer's counts (single process)."""
     workload = cell_workload(cell)
-    tick = int(cell["tick_ms"])  # type: ignore[arg-type]
+    tick = int(cell["tick_ms"])
     bits = precision_bits_for_tick(tick)
     totals, agg = bc.reduce_workload(workload, bits, tick)
     counts = PointCounts(totals, agg, workload.rate_per_ms, bits, tick)
     floor = cell_floor(cell, int(totals["entries"]))
     rows = []
     for name in designs:
-        size = CATALOG[name].from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
+        size = CATALOG[name].size_from_counts(counts, None, COMPRESSED)
         jvm = (size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0)
         rows.append({**cell, "design": name, "entries": size.entries, "jvm_bytes": jvm})
     return [{**r, "index_entries": int(totals["entries"]), "floor_per_entry": floor} for r in rows]

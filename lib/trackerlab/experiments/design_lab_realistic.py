@@ -340,7 +340,7 @@ def size_cell(
     (key ``reducer``) and each design ``(wall seconds, CPU seconds, peak RSS bytes so far)``
     (:func:`step_cost`). O(messages) numpy."""
     workload = dl.cell_workload(cell)
-    tick = int(cell["tick_ms"])  # type: ignore[arg-type]
+    tick = int(cell["tick_ms"])
     bits = precision_bits_for_tick(tick)
     clock = step_cost()
     totals, agg = bc.reduce_workload(workload, bits, tick)
@@ -367,7 +367,7 @@ def size_cell(
             row["entries"], row["jvm_bytes"] = built.entries, built.jvm_bytes
         else:
             try:
-                size = CATALOG[name].from_counts(counts, None, COMPRESSED)  # type: ignore[misc]
+                size = CATALOG[name].size_from_counts(counts, None, COMPRESSED)
             except UsageError as exc:
                 row["refused"] = str(exc)
             else:
@@ -391,7 +391,7 @@ class _HeapDrainable(InMemoryDelayedDeliveryTracker):
     def next_key(self) -> int:
         return self.queue.peek_n1()
 
-    def jvm_bytes(self, layout=COMPRESSED) -> int:  # type: ignore[override]
+    def jvm_bytes(self, layout=COMPRESSED) -> int:
         return super().jvm_bytes(layout) + self.jvm_direct_bytes()
 
 
@@ -455,10 +455,10 @@ def dispatch_memory(
     tracker's fixed cost is not a per-entry figure), the peak held (largest of the samples and
     of the count when publishing ends) and ``refused`` when positions do not pack.
     O(messages) Python per design: at most :data:`MAX_DISPATCH_MESSAGES`."""
-    messages = int(cell["messages"])  # type: ignore[arg-type]
+    messages = int(cell["messages"])
     check_int("dispatch messages", messages, 1, MAX_DISPATCH_MESSAGES)
     check_int("sample interval (ms)", sample_ms, 1)
-    tick = int(cell["tick_ms"])  # type: ignore[arg-type]
+    tick = int(cell["tick_ms"])
     workload = dl.cell_workload(cell)
     spec = DelaySpec.parse(str(cell["delay"]))
     columns = [(c.ledger, c.entry, c.deliver_at, c.publish_ms) for c in workload.chunks()]
@@ -515,7 +515,7 @@ def run_realistic(
     for cell in matrix.cells():
         sized = size_cell(cell, designs, entropy)
         live: dict[str, float] = {}
-        if int(cell["messages"]) <= dispatch_upto:  # type: ignore[arg-type]
+        if int(cell["messages"]) <= dispatch_upto:
             summary, _ = dispatch_memory(
                 cell, [d for d in DISPATCH_DESIGNS if d in designs], sample_ms
             )
@@ -653,7 +653,7 @@ def measure_cell(
     clock = step_cost()
     rows = size_cell(cell, designs, entropy, timings=spent)
     total = step_cost(clock)
-    streamed = int(cell["messages"]) > STREAMED_ABOVE_MESSAGES  # type: ignore[arg-type]
+    streamed = int(cell["messages"]) > STREAMED_ABOVE_MESSAGES
     nan3 = (np.nan, np.nan, np.nan)
     for row in rows:
         design = str(row["design"])

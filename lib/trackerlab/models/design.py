@@ -101,3 +101,17 @@ class Design:
             ("discrete-event simulation", self.discrete_events),
         ]
         return tuple(text for text, fn in found if fn is not None)
+
+    def build_size(self, request: SizeRequest) -> SizeResult:
+        """Call ``build``; a design without one raises TypeError, as calling None did."""
+        if self.build is None:
+            raise TypeError(f"{self.summary!r} has no exact build (Design.build is None)")
+        return self.build(request)
+
+    def size_from_counts(
+        self, counts: PointCounts, shape: str | None, layout: JvmLayout
+    ) -> SizeResult:
+        """Call ``from_counts``; a design without one raises TypeError, as calling None did."""
+        if self.from_counts is None:
+            raise TypeError(f"{self.summary!r} has no count-only size (Design.from_counts is None)")
+        return self.from_counts(counts, shape, layout)

@@ -151,8 +151,8 @@ def exact_check(w: PlanWorkload, rate: str = "") -> pd.DataFrame:
         checked = w.with_values(rate=FIELD_BY_NAME["rate"].parse(rate, "exact_check_rate"))
     rows = []
     for name, rows_of, used in (
-        ("delayed", delayed_rows, w.values["delayed"] > 0),  # type: ignore[operator]
-        ("nack", nack_rows, w.values["nacked"] > 0),  # type: ignore[operator]
+        ("delayed", delayed_rows, w.values["delayed"] > 0),
+        ("nack", nack_rows, w.values["nacked"] > 0),
     ):
         if not used:
             continue

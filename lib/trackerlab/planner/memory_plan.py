@@ -176,9 +176,9 @@ def delayed_stream(
     ``due_after_ms``. O(1)."""
     tick = int(tick_ms if tick_ms is not None else w.values["tick"])
     bits = precision_bits_for_tick(tick)
-    delay: DelaySpec = w.values["delay"]  # type: ignore[assignment]
+    delay: DelaySpec = w.values["delay"]
     due = tick - (1 << bits) + 1 if whole_bucket_due(w, design) else tick
-    lag = float(w.values["read_lag"] if read_lag_ms is None else read_lag_ms)  # type: ignore[arg-type]
+    lag = float(w.values["read_lag"] if read_lag_ms is None else read_lag_ms)
     return TrackedStream(
         entry_rate_per_ms=w.entry_rate,
         share=w.delayed_entry_rate / w.entry_rate,
@@ -233,8 +233,8 @@ def lookahead_delay(w: PlanWorkload, tick_ms: int, bucket_ms: int = 0) -> DelayS
     one read of 100 entries, ``dispatcherMaxReadBatchSize``); a bucketed index hands out a
     whole bucket at once, so it holds ``lookahead`` entries beyond the due bucket
     (``+ bucket_ms``). O(1)."""
-    lookahead = int(w.values["fixed_delay_lookahead"])  # type: ignore[arg-type]
-    delay: DelaySpec | None = w.values["delay"]  # type: ignore[assignment]
+    lookahead = int(w.values["fixed_delay_lookahead"])
+    delay: DelaySpec | None = w.values["delay"]
     rate = w.delayed_entry_rate
     if not lookahead or delay is None or rate <= 0 or rate < w.entry_rate:
         return None
@@ -248,10 +248,10 @@ def lookahead_delay(w: PlanWorkload, tick_ms: int, bucket_ms: int = 0) -> DelayS
 
 def lookahead_note(w: PlanWorkload) -> str:
     """One line when the lookahead pause caps the in-memory index while it first fills."""
-    tick = int(w.values["tick"])  # type: ignore[arg-type]
+    tick = int(w.values["tick"])
     if lookahead_delay(w, tick, 1 << precision_bits_for_tick(tick)) is None:
         return ""
-    lookahead = int(w.values["fixed_delay_lookahead"])  # type: ignore[arg-type]
+    lookahead = int(w.values["fixed_delay_lookahead"])
     return (
         f"one fixed delay: reads pause once the tracker holds {lookahead:,} messages "
         "(delayedDeliveryFixedDelayDetectionLookahead) only until the first comes due; "
@@ -261,7 +261,7 @@ def lookahead_note(w: PlanWorkload) -> str:
 
 def nack_delay(w: PlanWorkload) -> DelaySpec:
     """The nack delay, raised to ``MIN_NACK_DELAY`` (100 ms) where shorter."""
-    spec: DelaySpec = w.values["nack_delay"]  # type: ignore[assignment]
+    spec: DelaySpec = w.values["nack_delay"]
     if delay_forms.support_min(spec) >= MIN_NACK_DELAY_MS:
         return spec
     if delay_forms.is_deterministic(spec):
@@ -281,7 +281,7 @@ def nack_stream(w: PlanWorkload, bits: int | None = None) -> TrackedStream:
     share of its entries through :func:`nack_delay_of_entries`. O(1)."""
     return TrackedStream(
         entry_rate_per_ms=w.entry_rate,
-        share=w.entry_nack_share / w.values["consumers"],  # type: ignore[operator]
+        share=w.entry_nack_share / w.values["consumers"],
         delay=nack_delay_of_entries(w),
         entries_per_ledger=w.entries_per_ledger,
         bits=int(bits if bits is not None else w.values["nack_precision_bits"]),
@@ -296,12 +296,12 @@ def nack_delay_of_entries(w: PlanWorkload) -> DelaySpec:
     nack = nack_delay(w)
     v = w.values
     s = v["nacked"]
-    delayed = w.delayed_entry_rate * s  # type: ignore[operator]
-    normal = w.normal_entry_rate * (1 - (1 - s) ** v["batch"])  # type: ignore[operator]
+    delayed = w.delayed_entry_rate * s
+    normal = w.normal_entry_rate * (1 - (1 - s) ** v["batch"])
     if not delayed or v["delay"] is None:
         return nack
     q = delayed / (delayed + normal)
-    late = delay_forms.shifted(v["delay"], delay_forms.mean(nack))  # type: ignore[arg-type]
+    late = delay_forms.shifted(v["delay"], delay_forms.mean(nack))
     if q >= 1:
         return late
     # one flat mixture (a part of a mixture is never a mixture itself)
@@ -418,9 +418,9 @@ def planned_designs(tracker) -> tuple[str, ...]:
 def _multipliers(w: PlanWorkload, per_consumer: bool) -> tuple[int, int, int]:
     """Units per subscription, per topic and per broker."""
     v = w.values
-    per_sub = v["partitions"] * (v["consumers"] if per_consumer else 1)  # type: ignore[operator]
-    per_topic = per_sub * v["subscriptions"]  # type: ignore[operator]
-    return per_sub, per_topic, per_topic * v["topics"]  # type: ignore[operator]
+    per_sub = v["partitions"] * (v["consumers"] if per_consumer else 1)
+    per_topic = per_sub * v["subscriptions"]
+    return per_sub, per_topic, per_topic * v["topics"]
 
 
 def size_bytes(result) -> int:
@@ -542,7 +542,7 @@ def pip195_row(w: PlanWorkload) -> PlanRow:
     name = "pip195-buckets"
     size = pip195.size(w)
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
-    tick = int(w.values["tick"])  # type: ignore[arg-type]
+    tick = int(w.values["tick"])
     return PlanRow(
         tracker=DELAYED.name,
         design=name,
@@ -589,8 +589,8 @@ def _nack_phase_sizes(
             rate = stream.tracked_rate_per_ms
             steady_counts = _with_entries(counts, rate * (delay_ms + late / 2))
             peak_counts = _with_entries(counts, rate * (delay_ms + late))
-        steadies.append(design.from_counts(steady_counts, shape, layout))  # type: ignore[misc]
-        peaks.append(design.from_counts(peak_counts, shape, layout))  # type: ignore[misc]
+        steadies.append(design.size_from_counts(steady_counts, shape, layout))
+        peaks.append(design.size_from_counts(peak_counts, shape, layout))
     return steadies, peaks
 
 
@@ -707,12 +707,12 @@ def unacked_entries(w: PlanWorkload) -> tuple[float, float]:
     ``NegativeAcksTracker`` fires, after the nack delay); and the peak, plus a full receiver
     queue with batching's overshoot (:func:`batched_queue_peak`). O(1)."""
     v = w.values
-    rate = w.entry_rate / v["consumers"]  # type: ignore[operator]
+    rate = w.entry_rate / v["consumers"]
     nacked = rate * w.entry_nack_share * delay_forms.mean(nack_delay(w)) if v["nacked"] else 0.0
-    steady = rate * v["ack_latency"] + nacked  # type: ignore[operator]
-    backlog = batched_queue_peak(v["receiver_queue"], v["batch"]) / w.messages_per_entry  # type: ignore[arg-type]
+    steady = rate * v["ack_latency"] + nacked
+    backlog = batched_queue_peak(v["receiver_queue"], v["batch"]) / w.messages_per_entry
     if v["horizon"] is not None:  # a backlog is no older than the run: --horizon bounds it
-        backlog = min(backlog, rate * v["horizon"])  # type: ignore[operator]
+        backlog = min(backlog, rate * v["horizon"])
     return steady, steady + backlog
 
 
@@ -725,12 +725,12 @@ def backlog_note(w: PlanWorkload, peak_entries: float, ledgers: int) -> str:
     Empty when the peak fits one ledger. O(1)."""
     if ledgers <= 1:
         return ""
-    rate = w.entry_rate / w.values["consumers"]  # type: ignore[operator]
+    rate = w.entry_rate / w.values["consumers"]
     age = about_duration_ms(peak_entries / rate) if rate > 0 else "?"
     return (
         f"peak = a full receiver queue read from a backlog {age} old: {peak_entries:,.0f} "
         f"entries over {ledgers:,} ledgers, as ledgers roll over every "
-        f"{format_duration_ms(w.values['ledger_max_rollover'])} even with one entry "  # type: ignore[arg-type]
+        f"{format_duration_ms(w.values['ledger_max_rollover'])} even with one entry "
         "(ManagedLedgerImpl.java:2027-2030,4431-4443 at v4.2.4); --horizon bounds the backlog"
     )
 
@@ -828,13 +828,13 @@ def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
     ``queue + 20 * (batch - 1)`` (``queue_peak(..., read_avg_messages_per_entry=1)``). Payload bytes: the
     client holds them in pooled buffers, and ``memoryLimit`` counts them."""
     v = w.values
-    rate = w.partition_rate_per_ms / v["consumers"]  # type: ignore[operator]
+    rate = w.partition_rate_per_ms / v["consumers"]
     size = v["message_size"]
-    steady_n = min(rate * v["ack_latency"], v["receiver_queue"])  # type: ignore[operator]
+    steady_n = min(rate * v["ack_latency"], v["receiver_queue"])
     worst = queue_peak(
-        v["receiver_queue"],  # type: ignore[arg-type]
-        v["batch"],  # type: ignore[arg-type]
-        int(size),  # type: ignore[call-overload]
+        v["receiver_queue"],
+        v["batch"],
+        int(size),
         subscription_type=SHARED,
     )
     peak_n = worst.messages
@@ -849,7 +849,7 @@ def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
         )
     else:
         note = f"peak = receiverQueueSize: entries of one message never pass the permits ({SOURCE})"
-    if limit and peak * v["partitions"] > limit:  # type: ignore[operator]
+    if limit and peak * v["partitions"] > limit:
         note += "; " if note else ""
         note += (
             f"a consumer's partitions prefetch {peak * v['partitions'] / 2**20:,.0f} MiB, over the "
@@ -865,7 +865,7 @@ def receiver_queue_rows(w: PlanWorkload) -> list[PlanRow]:
             memory="direct (client)",
             per="consumer, partition",
             entries=float(steady_n),
-            steady_bytes=int(steady_n * size),  # type: ignore[operator]
+            steady_bytes=int(steady_n * size),
             peak_bytes=peak,
             early_ms=None,
             late_ms=0.0,
@@ -913,8 +913,8 @@ def candidate_ticks(w: PlanWorkload) -> list[int]:
     """:data:`TICKS_MS` with the release's default tick and the workload's, those that can
     deliver earlier than the longest delay left out (such a tick hands every message out as it
     arrives). O(1)."""
-    ticks = {*TICKS_MS, int(w.defaults.tick_ms), int(w.values["tick"])}  # type: ignore[arg-type]
-    longest = delay_forms.support_max(w.values["delay"])  # type: ignore[arg-type]
+    ticks = {*TICKS_MS, int(w.defaults.tick_ms), int(w.values["tick"])}
+    longest = delay_forms.support_max(w.values["delay"])
     name = w.defaults.delayed_design or "triple-heap"
     whole = whole_bucket_due(w, name)
     useful = [
@@ -937,7 +937,7 @@ def recommend_tick(
     for tick in candidate_ticks(w):
         stream = delayed_stream(w, tick, name)
         counts, _ = fast_counts(stream, seed, layout)
-        size = design.from_counts(counts, shape, layout)  # type: ignore[misc]
+        size = design.size_from_counts(counts, shape, layout)
         total = (size_bytes(size) + values_views(w, name, size, layout)) * per_broker
         table.append(
             {
@@ -990,7 +990,7 @@ def recommend_nack_bits(
     longest = delay_forms.support_max(nack_delay(w))
     for bits in [b for b in NACK_BITS if (1 << b) - 1 < longest] or [NACK_BITS[0]]:
         counts, _ = fast_counts(nack_stream(w, bits), seed, layout)
-        total = size_bytes(design.from_counts(counts, shape, layout)) * per_topic  # type: ignore[misc]
+        total = size_bytes(design.size_from_counts(counts, shape, layout)) * per_topic
         table.append(
             {
                 "nack_precision_bits": bits,
@@ -1086,10 +1086,10 @@ def plan(
     rows: list[PlanRow] = []
     snapshot: dict[str, float] = {}
     v = w.values
-    if v["delayed"] > 0:  # type: ignore[operator]
+    if v["delayed"] > 0:
         delayed, snapshot["delayed"] = delayed_rows(w, exact, seed, master)
         rows += delayed
-    if v["nacked"] > 0:  # type: ignore[operator]
+    if v["nacked"] > 0:
         nacks, snapshot["nack"] = nack_rows(w, exact, seed, master)
         rows += nacks
     rows += pending_ack_rows(w)
@@ -1098,9 +1098,9 @@ def plan(
         rows = [r for r in rows if r.default or r.design in designs]
     choices = []
     if budget_bytes is not None or max_early_ms is not None:
-        if v["delayed"] > 0:  # type: ignore[operator]
+        if v["delayed"] > 0:
             choices.append(recommend_tick(w, budget_bytes, max_early_ms, seed))
-        elif v["nacked"] > 0:  # type: ignore[operator]
+        elif v["nacked"] > 0:
             choices.append(recommend_nack_bits(w, budget_bytes, max_early_ms, seed))
         else:
             raise UsageError(

@@ -148,7 +148,7 @@ def _snapshot_case(
         params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
         kind = "nack-tracker"
     counts, _ = exact_counts(stream, seed, layout=layout, t_ms=t)
-    size = CATALOG[design].from_counts(counts, release_shape(w, design), layout)  # type: ignore[misc]
+    size = CATALOG[design].size_from_counts(counts, release_shape(w, design), layout)
     exact = int((size.jvm_bytes or 0) + (size.jvm_direct_bytes or 0))
     exact += values_views(w, design, size, layout)
     planned = None
@@ -158,7 +158,7 @@ def _snapshot_case(
         # the row is the mean over phase snapshots (plan.delayed_rows); the one built
         # here is checked against the plan's own estimate at its time
         fast, _ = counts_at(stream, p.exact, seed, None, layout, t)
-        one = CATALOG[design].from_counts(fast, release_shape(w, design), layout)  # type: ignore[misc]
+        one = CATALOG[design].size_from_counts(fast, release_shape(w, design), layout)
         planned = size_bytes(one) + values_views(w, design, one, layout)
     return harness_runner.HarnessCase(name, kind, rows, params), len(rows), exact, planned
 

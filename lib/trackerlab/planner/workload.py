@@ -24,6 +24,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from trackerlab.core.errors import UsageError
 from trackerlab.planner.defaults import PulsarDefaults, defaults_for
@@ -289,7 +290,8 @@ REQUIRED = ("rate",)
 class PlanWorkload:
     """Parsed settings (None: take Pulsar's default) and the defaults that were assumed."""
 
-    values: Mapping[str, object]
+    #: field name -> parsed value: a rate, count, duration, DelaySpec or version string
+    values: Mapping[str, Any]
     assumed: tuple[str, ...] = ()
     defaults: PulsarDefaults = field(default_factory=lambda: defaults_for(None))
 
@@ -336,7 +338,7 @@ class PlanWorkload:
     def resolved(self) -> PlanWorkload:
         """Fill every unset value from :data:`FIELDS`' defaults (Pulsar's for the version);
         remember the Pulsar settings it assumed."""
-        d = defaults_for(self.values.get("pulsar_version"))  # type: ignore[arg-type]
+        d = defaults_for(self.values.get("pulsar_version"))
         values = dict(self.values)
         assumed = list(self.assumed)
         for f in FIELDS:
@@ -368,9 +370,9 @@ class PlanWorkload:
         """One value in the user's units."""
         value = self.values[name]
         if name == "rate":
-            return format_rate(value)  # type: ignore[arg-type]
+            return format_rate(value)
         if name in ("message_size", "memory_limit"):
-            return format_bytes(value)  # type: ignore[arg-type]
+            return format_bytes(value)
         if name in (
             "ledger_min_rollover",
             "ledger_max_rollover",
@@ -379,27 +381,27 @@ class PlanWorkload:
             "horizon",
             "read_lag",
         ):
-            return "none" if value is None else format_duration_ms(value)  # type: ignore[arg-type]
+            return "none" if value is None else format_duration_ms(value)
         if name in ("delayed", "nacked"):
-            return f"{100 * value:g}%"  # type: ignore[operator]
+            return f"{100 * value:g}%"
         if isinstance(value, DelaySpec):
             return value.text
         return str(value)
 
     @property
     def partition_rate_per_ms(self) -> float:
-        return self.values["rate"] / self.values["partitions"]  # type: ignore[operator]
+        return self.values["rate"] / self.values["partitions"]
 
     @property
     def delayed_entry_rate(self) -> float:
         """Delayed entries per ms per partition (one message each)."""
-        return self.partition_rate_per_ms * self.values["delayed"]  # type: ignore[operator]
+        return self.partition_rate_per_ms * self.values["delayed"]
 
     @property
     def normal_entry_rate(self) -> float:
         """Other entries per ms per partition (``batch`` messages each)."""
-        share = 1 - self.values["delayed"]  # type: ignore[operator]
-        return self.partition_rate_per_ms * share / self.values["batch"]  # type: ignore[operator]
+        share = 1 - self.values["delayed"]
+        return self.partition_rate_per_ms * share / self.values["batch"]
 
     @property
     def entry_rate(self) -> float:
@@ -415,12 +417,12 @@ class PlanWorkload:
         from trackerlab.workloads.ledger_rollover import LedgerRollover
 
         v = self.values
-        entry_bytes = math.ceil(self.messages_per_entry * v["message_size"])  # type: ignore[operator]
+        entry_bytes = math.ceil(self.messages_per_entry * v["message_size"])
         rollover = LedgerRollover(
-            v["entries_per_ledger"],  # type: ignore[arg-type]
+            v["entries_per_ledger"],
             self.defaults.ledger_max_bytes,
-            v["ledger_min_rollover"],  # type: ignore[arg-type]
-            v["ledger_max_rollover"],  # type: ignore[arg-type]
+            v["ledger_min_rollover"],
+            v["ledger_max_rollover"],
         )
         return rollover.entries_per_ledger(self.entry_rate, entry_bytes)
 
@@ -428,5 +430,5 @@ class PlanWorkload:
     def entry_nack_share(self) -> float:
         """Probability that an entry holds at least one nacked message."""
         s = self.values["nacked"]
-        batched = 1 - (1 - s) ** self.values["batch"]  # type: ignore[operator]
+        batched = 1 - (1 - s) ** self.values["batch"]
         return (self.delayed_entry_rate * s + self.normal_entry_rate * batched) / self.entry_rate

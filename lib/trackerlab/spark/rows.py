@@ -75,7 +75,7 @@ def design_rows(
     for name in point.designs:
         design = CATALOG[name]
         for shape in point.shapes if design.shapes else (None,):
-            size = design.from_counts(counts, shape, COMPRESSED)  # type: ignore[misc]
+            size = design.size_from_counts(counts, shape, COMPRESSED)
             rows.append(_row(base, name, shape, size))
     return rows
 

@@ -498,8 +498,8 @@ def recompare(samples_file: Path) -> tuple[pd.DataFrame, dict[str, object]]:
         raise ValueError(f"{samples_file}: {exc}") from None
     if meta.get("experiment") != "delayed":
         raise ValueError(f"{samples_file.name}: not a delayed run ({meta.get('experiment')!r})")
-    w = workload_from(meta["workload"])  # type: ignore[arg-type]
-    rate = float(meta["achieved_rate_per_s"])  # type: ignore[arg-type]
+    w = workload_from(meta["workload"])
+    rate = float(meta["achieved_rate_per_s"])
     comparison = compare(samples, w, str(meta["pulsar_version"]), rate)
     meta = {**meta, "compared": {
         "git_commit": git_commit(), "from": samples_file.name,

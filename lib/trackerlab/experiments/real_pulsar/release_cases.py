@@ -201,7 +201,7 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
         )
         return Planned(case, release, "Roaring64Bitmap", None, art, model, metric, harness)
     if case.tracker == "triple_queue":
-        model = CATALOG["triple-heap"].build(case.request)
+        model = CATALOG["triple-heap"].build_size(case.request)
         rows = _delayed_rows(case.request.workload)
         harness = HarnessCase(case.name, "triple-queue", rows)
         metric = int(model.details["bytes_capacity"])

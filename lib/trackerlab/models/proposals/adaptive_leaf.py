@@ -142,7 +142,7 @@ class AdaptiveBucketTracker(ProposalTracker):
                 if self.cost is not None:
                     self.cost.stream(4)
             else:
-                leaf.spill.discard(value)  # type: ignore[union-attr]
+                leaf.spill.discard(value)
                 if self.cost is not None:
                     self.cost.stream(2)
             if not leaf.packed and not leaf.spill:
