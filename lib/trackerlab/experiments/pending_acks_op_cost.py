@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -285,6 +286,11 @@ def run_bench(cfg: BenchConfig | None = None, log: Callable[[str], None] | None 
     return df
 
 
+def _at(cell: pd.DataFrame, layout: str, column: str) -> float:
+    """``cell.at[layout, column]``: a float64/int64 cell of :func:`run_bench` (cast for mypy)."""
+    return cast(float, cell.at[layout, column])
+
+
 def seed_direction(df: pd.DataFrame) -> pd.DataFrame:
     """Against the seed's JMH tables: which of treemap / open-hash-bitset wins each cell.
 
@@ -298,7 +304,9 @@ def seed_direction(df: pd.DataFrame) -> pd.DataFrame:
             continue
 
         def winner(column: str, cell: pd.DataFrame = cell) -> str:
-            return SEED_NEW if cell.at[SEED_NEW, column] < cell.at[SEED_OLD, column] else SEED_OLD
+            return (
+                SEED_NEW if _at(cell, SEED_NEW, column) < _at(cell, SEED_OLD, column) else SEED_OLD
+            )
 
         seed = SEED_NEW if new < old else SEED_OLD
         rows.append(
@@ -309,10 +317,10 @@ def seed_direction(df: pd.DataFrame) -> pd.DataFrame:
                 "seed_new": new,
                 "seed_change": new / old - 1,
                 "seed_winner": seed,
-                "touch_change": cell.at[SEED_NEW, "touches"] / cell.at[SEED_OLD, "touches"] - 1,
+                "touch_change": _at(cell, SEED_NEW, "touches") / _at(cell, SEED_OLD, "touches") - 1,
                 "touches_winner": winner("touches"),
-                "python_change": cell.at[SEED_NEW, "python_us_per_op"]
-                / cell.at[SEED_OLD, "python_us_per_op"]
+                "python_change": _at(cell, SEED_NEW, "python_us_per_op")
+                / _at(cell, SEED_OLD, "python_us_per_op")
                 - 1,
                 "python_winner": winner("python_us_per_op"),
             }

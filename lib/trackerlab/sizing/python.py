@@ -33,6 +33,7 @@ import gc
 import sys
 from collections.abc import Callable, Iterator
 from functools import cache
+from typing import cast
 
 import pyroaring
 from pympler import asizeof
@@ -72,7 +73,8 @@ def _usable_size() -> Callable[[int], int] | None:
 
 def _held(ptr: int) -> int:
     """Chunk bytes glibc holds for the block at ``ptr``: usable size + the 8-byte header."""
-    return _usable_size()(ptr) + 8 if ptr else 0
+    # callers size CRoaring blocks only where _usable_size() found glibc (not None)
+    return cast("Callable[[int], int]", _usable_size())(ptr) + 8 if ptr else 0
 
 
 #: CRoaring versions whose struct layouts :func:`_walk_bytes` reads (pyroaring 1.2.0).

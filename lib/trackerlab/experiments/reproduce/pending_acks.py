@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 from trackerlab.experiments.pending_acks_sizes import built, retained_after
 from trackerlab.experiments.reproduce.number_registry import Reproduction, reproduces
@@ -65,9 +66,10 @@ def _case(
     jvm = model.jvm_bytes()
     values: dict[str, object] = {"jvm_bytes": jvm}
     if "{compact_bytes" in explanation:
-        values["compact_bytes"] = compact_headers_bytes(layout, entries, ledgers)
-        values["compact_mib"] = values["compact_bytes"] / 1024**2
-        values["compact_gap"] = values["compact_bytes"] / jvm - 1
+        compact = compact_headers_bytes(layout, entries, ledgers)
+        values["compact_bytes"] = compact
+        values["compact_mib"] = compact / 1024**2
+        values["compact_gap"] = compact / jvm - 1
     return Reproduction(
         row.id,
         row.published,
@@ -132,8 +134,9 @@ for _layout in _IDS:
 
 
 @lru_cache(maxsize=8)
-def _retained(layout: str, iterate: bool = True) -> dict[str, dict[str, int | None]]:
-    return retained_after(layout, python=True, iterate=iterate)
+def _retained(layout: str, iterate: bool = True) -> dict[str, dict[str, int]]:
+    # python=True: every python_bytes is measured, so no size is None
+    return cast("dict[str, dict[str, int]]", retained_after(layout, python=True, iterate=iterate))
 
 
 def _retention(row: PublishedNumber, layout: str, point: str, explanation: str) -> Reproduction:

@@ -164,6 +164,15 @@ class PendingAcksModel(ABC):
         self._size = 0
         self._cost: OpCost | None = None
 
+    @classmethod
+    @abstractmethod
+    def from_arrays(cls, ledger_ids, entry_ids, remaining, hashes) -> PendingAcksModel:
+        """The state ``addPendingAckIfAllowed`` over the arrays in order gives (bulk path)."""
+
+    @abstractmethod
+    def copy(self) -> PendingAcksModel:
+        """An independent model in the same state (handlers shared, no cost counter). O(n)."""
+
     # ----------------------------------------------------------------- cost counting
     @property
     def cost(self) -> OpCost | None:
@@ -339,7 +348,7 @@ class PendingAcksModel(ABC):
                 if callback is not None:
                     callback(ledger_id, entry_id, remaining, hash_)
         finally:
-            if started:
+            if started and handler is not None:  # started only with a handler
                 handler.end_batch()
 
     def for_each(self, processor: PendingAckConsumer) -> None:

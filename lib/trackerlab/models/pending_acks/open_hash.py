@@ -108,6 +108,7 @@ class LedgerPendingAcks:
             return False
         if md >= self.max_entry_id or not self.index_enabled:
             return True
+        assert self.index is not None  # index_enabled only with an index
         first = self.index.next_set_bit(0)
         return 0 <= first <= md
 

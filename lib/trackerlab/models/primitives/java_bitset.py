@@ -157,7 +157,9 @@ class JavaBitSet:
         return sum(w.bit_count() for w in self.words[: self.words_in_use])
 
     @classmethod
-    def from_sets(cls, bit_indices: np.ndarray, keep: np.ndarray | None = None) -> JavaBitSet:
+    def from_sets(
+        cls, bit_indices: np.ndarray, keep: np.ndarray | list[int] | None = None
+    ) -> JavaBitSet:
         """The BitSet ``set(i)`` for every index in order would give, then bits not in
         ``keep`` cleared (default: keep all). Growth replayed with numpy; O(n).
         """

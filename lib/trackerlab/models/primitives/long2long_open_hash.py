@@ -141,6 +141,7 @@ class Long2LongOpenHashMap:
 
     # ------------------------------------------------------------------ probing
     def _count_lookup(self, key: int, probes: int, arrays: int) -> None:
+        assert self.cost is not None  # called only while a counter is attached
         self.cost.lookup(probes, arrays, SLOT_BYTES, repeat=key == self._last)
         self._last = key
 

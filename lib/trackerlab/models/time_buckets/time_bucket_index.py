@@ -24,6 +24,7 @@ from __future__ import annotations
 import array
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, overload
 
 import numpy as np
 from pyroaring import BitMap64
@@ -35,7 +36,15 @@ from trackerlab.models.primitives.fastutil_order import FastutilLongKeyTable, it
 INNER_KINDS = ("open-hash", "sorted")
 
 
-def trim_lower_bits(timestamp_ms: int | np.ndarray, bits: int) -> int | np.ndarray:
+@overload
+def trim_lower_bits(timestamp_ms: int, bits: int) -> int: ...
+@overload
+def trim_lower_bits(timestamp_ms: np.integer[Any], bits: int) -> np.integer[Any]: ...
+@overload
+def trim_lower_bits(timestamp_ms: np.ndarray, bits: int) -> np.ndarray: ...
+def trim_lower_bits(
+    timestamp_ms: int | np.integer[Any] | np.ndarray, bits: int
+) -> int | np.integer[Any] | np.ndarray:
     """``timestamp & (-1L << bits)``: the bucket key (floor to a multiple of ``2^bits``)."""
     mask = ~((1 << bits) - 1)
     if isinstance(timestamp_ms, np.ndarray):
