@@ -13,7 +13,7 @@ PYTEST_ARGS ?= -n 2
 # This machine's pip config lists optional local indexes; drop pip's notes about them.
 PIP_NOISE := is ignored: it is neither a file nor a directory
 
-.PHONY: report test test-fast lab lint bench check-java env
+.PHONY: report test test-fast lab lint typecheck bench check-java env
 
 env: $(STAMP)
 
@@ -58,3 +58,7 @@ lab: $(STAMP)
 
 lint: $(STAMP)
 	@$(BIN)/ruff check lib tests && $(BIN)/ruff format --check lib tests
+
+## make typecheck: mypy over lib/ ([tool.mypy] in pyproject.toml); joins `make lint` once clean
+typecheck: $(STAMP)
+	@$(BIN)/python -m mypy

@@ -13,6 +13,7 @@ import argparse
 import re
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import trackerlab.commands.bench as bench
 import trackerlab.commands.broker as broker
@@ -36,7 +37,7 @@ COMMAND_MODULES = (
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are UsageErrors (one line, exit 2), not usage dumps."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         command = self.prog.removeprefix("trackerlab").strip()
         raise UsageError(f"{command}: {message}" if command else message)
 

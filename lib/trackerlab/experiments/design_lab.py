@@ -113,7 +113,7 @@ def cell_workload(cell: dict[str, object]) -> Workload:
     ) else {}  # fmt: skip
     return Workload.from_options(
         int(cell["messages"]),
-        float(cell["rate_per_ms"]),  # type: ignore[arg-type]
+        float(cell["rate_per_ms"]),  # type: ignore[arg-type]  # grid cells are dict[str, object]; rate_per_ms is a float there
         delay=str(cell["delay"]),
         pattern=str(cell["pattern"]),
         batch_size=int(cell["batch_size"]),

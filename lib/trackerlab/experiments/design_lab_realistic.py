@@ -169,7 +169,7 @@ class RealisticMatrix:
         out = []
         for size in self.sizes:
             for cell in self.matrix(size).cells():
-                epl = self.entries_per_ledger(float(cell["rate_per_ms"]), int(cell["batch_size"]))  # type: ignore[arg-type]
+                epl = self.entries_per_ledger(float(cell["rate_per_ms"]), int(cell["batch_size"]))  # type: ignore[arg-type]  # grid cells are dict[str, object]; rate and batch are numbers there
                 out.append({**cell, "entries_per_ledger": epl, "scope": self.scope})
         return out
 

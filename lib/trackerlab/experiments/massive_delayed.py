@@ -216,8 +216,8 @@ class DelayedScenario:
                 x.strip() for x in str(values["designs"]).split(",") if x.strip()
             )
         elif "designs" in values:
-            values["designs"] = tuple(values["designs"])  # type: ignore[arg-type]
-        return cls(**values)  # type: ignore[arg-type]
+            values["designs"] = tuple(values["designs"])  # type: ignore[arg-type]  # values come from YAML/flags as dict[str, object]; designs is a list of names here
+        return cls(**values)  # type: ignore[arg-type]  # values are dict[str, object] from YAML/flags; the dataclass fields take them as parsed
 
 
 #: N12 (seed 001): 1 day of delay at 10,000 msg/s, batches of 100, two Shared subscriptions.
@@ -363,7 +363,7 @@ def simulate(scenario: DelayedScenario) -> DelayedResult:
     settings = scenario.settings
     runs: dict[str, md.DesignRun] = {}
     for design in scenario.designs:
-        runs[design] = CATALOG[design].simulate(topic, retention, settings)  # type: ignore[misc]
+        runs[design] = CATALOG[design].simulate(topic, retention, settings)  # type: ignore[misc]  # Design.simulate is Optional; scenario.designs holds only designs that simulate
     return DelayedResult(scenario, runs, time.perf_counter() - started)
 
 
@@ -390,7 +390,7 @@ def scenario_dict(scenario: DelayedScenario) -> dict[str, object]:
 
 def with_delay(scenario: DelayedScenario, delay: str, **changes: object) -> DelayedScenario:
     """The same scenario with another delay distribution (and other changes)."""
-    return replace(scenario, delay=delay, **changes)  # type: ignore[arg-type]
+    return replace(scenario, delay=delay, **changes)  # type: ignore[arg-type]  # changes are DelayedScenario field values, typed object for replace()
 
 
 def horizon_days_for(delay: str, margin_days: float = 1.0) -> float:

@@ -57,7 +57,7 @@ class PlanInputs:
             self.workload,
             budget_bytes=self.budget_bytes,
             max_early_ms=self.max_early_ms,
-            **options,  # type: ignore[arg-type]
+            **options,  # type: ignore[arg-type]  # options is dict[str, object] of parsed keyword options
         )
 
 

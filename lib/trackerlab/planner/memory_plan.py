@@ -469,7 +469,7 @@ def _delayed_row(
     largest, scaled per subscription, topic and broker."""
     design = CATALOG[name]
     per_sub, per_topic, per_broker = _multipliers(w, per_consumer=False)
-    sizes = [design.from_counts(c, release_shape(w, name), layout) for c, _ in phases]  # type: ignore[misc]
+    sizes = [design.size_from_counts(c, release_shape(w, name), layout) for c, _ in phases]
     totals = [size_bytes(s) + values_views(w, name, s, layout) for s in sizes]
     steady, total = round(sum(totals) / len(totals)), max(totals)
     direct = max(int(s.jvm_direct_bytes or 0) for s in sizes)
@@ -906,7 +906,7 @@ def within_delay(early_ms: float | None, delay: object) -> float | None:
     (``--tick 1d`` with 1 h delays delivers up to 1 h early, not 42.6 h). O(1)."""
     if early_ms is None or delay is None:
         return early_ms
-    return min(early_ms, delay_forms.support_max(delay))  # type: ignore[arg-type]
+    return min(early_ms, delay_forms.support_max(delay))  # type: ignore[arg-type]  # delay is a DelaySpec when not None (typed object by its callers)
 
 
 def candidate_ticks(w: PlanWorkload) -> list[int]:

@@ -76,7 +76,7 @@ def format_percent(value: object, sig: int = 2) -> str:
     """A fraction as a percentage: ``0.0123`` -> ``1.2%``."""
     if _missing(value):
         return ""
-    return f"{format_number(float(value) * 100, sig)}%"  # type: ignore[arg-type]
+    return f"{format_number(float(value) * 100, sig)}%"  # type: ignore[arg-type]  # a value that is not missing is a number; float() raising otherwise is intended
 
 
 def format_ratio(value: object, sig: int = 3) -> str:
@@ -90,7 +90,7 @@ def format_bytes(value: object, sig: int = 3) -> str:
     """Bytes in the largest binary unit that keeps the number at 1 or more: ``5.2 MiB``."""
     if _missing(value):
         return ""
-    v = float(value)  # type: ignore[arg-type]
+    v = float(value)  # type: ignore[arg-type]  # a value that is not missing is a number; float() raising otherwise is intended
     for unit, size in BYTE_UNITS:
         if abs(v) >= size:
             return f"{format_number(v / size, sig)} {unit}"

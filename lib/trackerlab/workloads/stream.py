@@ -181,7 +181,7 @@ class Workload:
             rate_per_ms=rate_per_ms,
             delay=DelaySpec.parse(delay),
             pattern=PatternSpec.parse(pattern),
-            **kwargs,  # type: ignore[arg-type]
+            **kwargs,  # type: ignore[arg-type]  # kwargs is dict[str, object] of the stream's keyword options
         )
 
     def chunk(self, start: int, stop: int) -> MessageChunk:

@@ -66,7 +66,7 @@ def _rep(row: PublishedNumber, run: BucketRun, **kwargs: object) -> Reproduction
         python_real=_in_unit(row, sizes, "python_bytes"),
         theory_published=_in_unit(row, sizes, "theory_published_bytes"),
         theory_corrected=_in_unit(row, sizes, "theory_corrected_bytes"),
-        **kwargs,  # type: ignore[arg-type]
+        **kwargs,  # type: ignore[arg-type]  # kwargs is dict[str, object] of the run's keyword options, passed through
     )
 
 

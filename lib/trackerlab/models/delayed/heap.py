@@ -167,7 +167,7 @@ class InMemoryDelayedDeliveryTracker:
         (bulk heap build); the timer as updated at the last time (per-message adds at
         different times may have scheduled it earlier). Bulk path, no Java method:
         O(n log n)."""
-        tracker = cls(**config)  # type: ignore[arg-type]
+        tracker = cls(**config)  # type: ignore[arg-type]  # config is dict[str, object] of the tracker's constructor options
         ledger = np.asarray(ledger_id, dtype=np.int64)
         entry = np.asarray(entry_id, dtype=np.int64)
         at = np.asarray(deliver_at, dtype=np.int64)

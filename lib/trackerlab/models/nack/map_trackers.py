@@ -164,7 +164,7 @@ class _NegativeAcksTracker:
         a repeated entry keeps its last timestamp), with no timer run in between.
         ``assume_unique`` skips the search for repeated entries. Bulk path, no Java method:
         O(n) for A, O(n log n) for B."""
-        tracker = cls(**config)  # type: ignore[arg-type]
+        tracker = cls(**config)  # type: ignore[arg-type]  # config is dict[str, object] of the tracker's constructor options
         tracker._load(
             np.asarray(ledger_id, dtype=np.int64),
             np.asarray(entry_id, dtype=np.int64),
@@ -206,7 +206,7 @@ class NegativeAcksTrackerHashMap(_NegativeAcksTracker):
     version = "A"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # *args/**kwargs forward the parent constructor's own parameters
         self.nacked: dict[MessageId, int] = {}
         self.peak_size = 0
 
@@ -268,7 +268,7 @@ class NegativeAcksTrackerPairMap(_NegativeAcksTracker):
     version = "B"
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]  # *args/**kwargs forward the parent constructor's own parameters
         self.nacked: ConcurrentLongLongPairHashMap | None = None
 
     @staticmethod

@@ -622,7 +622,7 @@ class ConcurrentLongLongPairHashMap:
             raise ValueError(f"key1 must be >= 0, got {int(k1.min())}")
         if len(v1) and int(v1.min()) < 0:
             raise ValueError(f"value1 must be >= 0, got {int(v1.min())}")
-        result = cls(**builder)  # type: ignore[arg-type]
+        result = cls(**builder)  # type: ignore[arg-type]  # builder is dict[str, object] of the map's constructor fields
         hashes = pair_hash_array(k1, k2)
         first, last = None, None
         if not assume_unique:

@@ -354,7 +354,7 @@ class TripleLongPriorityQueue:
         of a growth."""
         count = self.tuples_count
         if self.version == "v1":
-            if count == self.array.capacity_tuples:  # type: ignore[union-attr]
+            if count == self.array.capacity_tuples:  # type: ignore[union-attr]  # version v1 always has an array (None only in v2)
                 self.array.increase_capacity()
         elif count * ITEMS_COUNT + 2 >= self.array.capacity:
             self.array.increase_capacity()
@@ -446,7 +446,7 @@ class TripleLongPriorityQueue:
                 new_capacity = array.initial_capacity
             else:
                 new_capacity = array.capacity - size_to_shrink
-            array.shrink(new_capacity)  # type: ignore[union-attr]
+            array.shrink(new_capacity)  # type: ignore[union-attr]  # version v1 always has an array (None only in v2)
             factor = float(np.float32(self.shrink_factor))
             self.shrink_threshold = int(array.capacity / ITEMS_COUNT * factor)
 

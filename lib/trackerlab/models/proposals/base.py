@@ -157,7 +157,7 @@ class ProposalTracker:
 
     def next_key(self) -> int:
         """The smallest bucket key held (when the next position may come due). O(1)."""
-        return int(self.buckets.keys()[0])  # type: ignore[attr-defined]
+        return int(self.buckets.keys()[0])  # type: ignore[attr-defined]  # every subclass that calls next_key holds a SortedDict in self.buckets
 
     def jvm_bytes(self, layout: JvmLayout = COMPRESSED) -> int:
         """Deep heap bytes of the Java structure as an add-only history leaves it. O(buckets)

@@ -44,7 +44,7 @@ class LabWorkload:
             batch_size=self.batch_size,
         )
         parts = [(c.ledger, c.entry, c.deliver_at, c.publish_ms) for c in w.chunks()]
-        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))  # type: ignore[return-value]
+        return tuple(np.concatenate(col) for col in zip(*parts, strict=True))  # type: ignore[return-value]  # zip over the three columns gives a 3-tuple; mypy sees tuple[ndarray, ...]
 
 
 def _proposal(kind: str, label: str, work: LabWorkload, tick: int) -> ProbeCase:

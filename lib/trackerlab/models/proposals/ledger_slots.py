@@ -91,7 +91,7 @@ class LedgerSlots:
 
     def hold(self, ledger: int, n: int = 1) -> None:
         """``n`` more positions of ``ledger`` (registered by :meth:`slot`) are tracked. O(1)."""
-        ordinal = ledger - self.origin  # type: ignore[operator]
+        ordinal = ledger - self.origin  # type: ignore[operator]  # origin is set by slot(), which every held ledger went through
         self.live[ordinal] = self.live.get(ordinal, 0) + n
 
     def slots_of(self, ledger: np.ndarray) -> np.ndarray:
@@ -112,7 +112,7 @@ class LedgerSlots:
     def release(self, ledger: int, n: int = 1) -> None:
         """``n`` positions of ``ledger`` left the tracker; the head moves past empty ledgers.
         O(1) amortized (the head only moves forward)."""
-        ordinal = ledger - self.origin  # type: ignore[operator]
+        ordinal = ledger - self.origin  # type: ignore[operator]  # origin is set by slot(), which every held ledger went through
         left = self.live[ordinal] - n
         if left:
             self.live[ordinal] = left
@@ -126,7 +126,7 @@ class LedgerSlots:
     def ledger(self, slot: int) -> int:
         """The ledger id of a slot of the live window. O(1)."""
         ordinal = self.first + ((slot - self.first) & SLOT_MASK)
-        return ordinal + self.origin  # type: ignore[operator]
+        return ordinal + self.origin  # type: ignore[operator]  # origin is set by slot(), which every held ledger went through
 
     def ledger_array(self, slots: np.ndarray) -> np.ndarray:
         """:meth:`ledger` of many slots (vectorized). O(slots) numpy."""

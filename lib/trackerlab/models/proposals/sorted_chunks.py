@@ -147,7 +147,7 @@ def splice_growth(a: Key | None, k: Key, b: Key | None) -> int:
     ``len(varint(x + y)) <= len(varint(x)) + len(varint(y))``; zero is possible (the
     test ``test_a_splice_never_shrinks``). O(1)."""
     if a is None or b is None:
-        return len(token(k, b) if a is None else token(a, k))  # type: ignore[arg-type]
+        return len(token(k, b) if a is None else token(a, k))  # type: ignore[arg-type]  # only one of a, b is None here; mypy does not narrow the other
     return len(token(a, k)) + len(token(k, b)) - len(token(a, b))
 
 
@@ -646,7 +646,7 @@ def tracked_arrays(workload, tick_ms: int) -> tuple[np.ndarray, np.ndarray, np.n
         keep = c.deliver_at > c.publish_ms + tick_ms
         parts.append((c.deliver_at[keep] >> bits, c.ledger[keep], c.entry[keep]))
     if not parts:
-        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))  # type: ignore[return-value]
+        return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))  # type: ignore[return-value]  # three empty columns: a 3-tuple; mypy sees tuple[ndarray, ...]
     t, led, e = (np.concatenate(col) for col in zip(*parts, strict=True))
     # publish order is (ledger, entry) order: a re-added position is the next one's neighbour
     first = np.r_[True, (led[1:] != led[:-1]) | (e[1:] != e[:-1])]

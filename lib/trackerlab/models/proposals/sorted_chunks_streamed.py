@@ -242,7 +242,7 @@ class _Run:
     def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Keys ``lo:hi`` as int64 columns (tick, ledger, entry). O(hi - lo)."""
         cols = self.open()
-        return tuple(  # type: ignore[return-value]
+        return tuple(  # type: ignore[return-value]  # three columns: a 3-tuple; mypy sees tuple[ndarray, ...]
             np.asarray(c[lo:hi]).astype(np.int64) + b for c, b in zip(cols, self.bases, strict=True)
         )
 
@@ -255,7 +255,7 @@ def _spill(folder: Path, index: int, t, led, e) -> _Run:
         np.save(path, packed)
         paths.append(path)
         bases.append(base)
-    return _Run(tuple(paths), tuple(bases), len(t))  # type: ignore[arg-type]
+    return _Run(tuple(paths), tuple(bases), len(t))  # type: ignore[arg-type]  # tuple(list) is tuple[X, ...]; _Run declares the same variable-length tuples
 
 
 def sort_keys(
