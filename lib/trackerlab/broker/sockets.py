@@ -86,7 +86,7 @@ def _stat(pid: int) -> tuple[str, int, int] | None:
 
 
 def _socket_inodes(pid: int) -> set[str]:
-    inodes = set()
+    inodes: set[str] = set()
     try:
         names = os.listdir(f"/proc/{pid}/fd")
     except OSError:

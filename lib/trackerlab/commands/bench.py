@@ -129,7 +129,7 @@ def _add_pending_acks(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_pending_acks)
 
 
-def _run_pending_acks(args: argparse.Namespace) -> int:
+def _run_pending_acks(args: argparse.Namespace) -> int | None:
     import sys
 
     from trackerlab.catalog import CATALOG
@@ -182,6 +182,7 @@ def _run_pending_acks(args: argparse.Namespace) -> int:
         print(direction[cols].to_string(index=False, float_format=lambda v: f"{v:+.0%}"))
         agree = int(direction.touches_agree.sum())
         print(f"\ntouches agree with the seed's winner in {agree} of {len(direction)} cells")
+    return None  # the table format: exit status 0 (cli maps None to 0)
 
 
 def _add_receiver_queue(subparsers: argparse._SubParsersAction) -> None:

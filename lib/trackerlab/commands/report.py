@@ -160,7 +160,7 @@ def list_notebooks(args: argparse.Namespace) -> int:
             print("    (no parameters)")
         for pname, p in params.items():
             line = f"    {pname} = {p['default']}"
-            if pname in overrides:
+            if profile is not None and pname in overrides:  # overrides come from a profile
                 line += f"    [{profile.name}: {overrides[pname]!r}]"
             if p.get("help"):
                 line += f"    # {p['help']}"

@@ -79,7 +79,7 @@ def table(c: Comparison) -> str:
              f"{w0.values['topics']:,} topic(s) x {w0.values['subscriptions']} subscription(s); "
              f"per consumer: its {w0.values['partitions']} partition(s))", "", head]  # fmt: skip
     trackers = list(dict.fromkeys(r.tracker for p in c.plans for r in p.rows))
-    sums = {}
+    sums: dict[tuple[str, str, int], int] = {}  # (side, label, plan) -> bytes
     for tracker in trackers:
         rows = [p.own(tracker) for p in c.plans]
         side = next(r.side for r in rows if r is not None)

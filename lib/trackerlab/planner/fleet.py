@@ -78,7 +78,9 @@ class FleetTopic:
         )
 
 
-def read_fleet(path: str | Path, defaults: Mapping[str, object] = ()) -> list[FleetTopic]:
+def read_fleet(
+    path: str | Path, defaults: Mapping[str, object] | tuple[()] = ()
+) -> list[FleetTopic]:
     """The topics of a CSV or YAML fleet file; ``defaults`` (flag values) fill the keys a row
     leaves out. Malformed files and unknown keys: one-line UsageError naming the row and key.
     O(rows)."""

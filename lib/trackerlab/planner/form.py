@@ -22,6 +22,7 @@ import html
 import logging
 import shlex
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from trackerlab.core.durable import os_error_text
 from trackerlab.core.errors import UsageError, one_line
@@ -31,6 +32,9 @@ from trackerlab.planner.inputs import parse_inputs
 from trackerlab.planner.memory_plan import Plan
 from trackerlab.planner.plan_report import answer
 from trackerlab.planner.workload import FIELD_BY_NAME, REQUIRED
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["COLUMNS", "PlannerForm"]
 
@@ -80,7 +84,7 @@ class PlannerForm:
 
     def __init__(
         self,
-        values: Mapping[str, object] = (),
+        values: Mapping[str, object] | tuple[()] = (),
         budget: object = "",
         max_early: object = "",
         *,
@@ -99,9 +103,9 @@ class PlannerForm:
         #: the plan shown (None after an error)
         self.result: Plan | None = None
         #: :func:`~trackerlab.planner.frames.rows_frame` of :attr:`result`
-        self.table = None
+        self.table: pd.DataFrame | None = None
         #: :func:`~trackerlab.planner.frames.choice_frame` of :attr:`result` (empty: no budget)
-        self.choices = None
+        self.choices: pd.DataFrame | None = None
         #: the figures shown: every design per tracker, then the recommendation's
         self.figures: list = []
         #: the one line ``trackerlab plan`` prints for the current values, or None
@@ -217,10 +221,10 @@ class PlannerForm:
         from IPython.display import display
 
         self.result = result
-        self.table = rows_frame(result)
-        self.choices = choice_frame(result)
+        self.table = table = rows_frame(result)
+        self.choices = choices = choice_frame(result)
         self.figures = [plot_designs(result)]
-        if not self.choices.empty:
+        if not choices.empty:
             self.figures.append(plot_choice(result))
         for fig in self.figures:
             plt.close(fig)  # shown once, in the form's output, not again after the next cell
@@ -232,9 +236,9 @@ class PlannerForm:
         )
         with self.output:
             self.output.clear_output(wait=True)
-            display(self.table.round(ROUNDED))
-            if not self.choices.empty:
-                display(self.choices.round(2))
+            display(table.round(ROUNDED))
+            if not choices.empty:
+                display(choices.round(2))
             for fig in self.figures:
                 display(fig)
 

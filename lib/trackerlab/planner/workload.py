@@ -329,7 +329,9 @@ class PlanWorkload:
         return {str(k).replace("-", "_"): v for k, v in raw.items()}
 
     @classmethod
-    def from_file(cls, path: str | Path, overrides: Mapping[str, object] = ()) -> PlanWorkload:
+    def from_file(
+        cls, path: str | Path, overrides: Mapping[str, object] | tuple[()] = ()
+    ) -> PlanWorkload:
         """A ``--workload`` YAML file (keys of :data:`FIELDS`), flags overriding its values."""
         merged = cls.read_file(path)
         merged |= {k: v for k, v in dict(overrides).items() if v is not None}

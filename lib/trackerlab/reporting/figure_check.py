@@ -163,7 +163,7 @@ def _legends(fig):
 
 def _labelled_artists(fig, label: str) -> list:
     """Every artist of the figure carrying ``label`` (a container stands for its parts)."""
-    found = []
+    found: list[object] = []
     for ax in fig.axes:
         handles, labels = ax.get_legend_handles_labels()
         for handle, text in zip(handles, labels, strict=True):

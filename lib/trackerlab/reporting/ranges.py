@@ -95,7 +95,7 @@ def rule_for(name: str) -> Range | None:
     return None
 
 
-def _numbers(value: object) -> list[object]:
+def _numbers(value: object) -> list[float]:  # ints and floats, never bool
     items = value if isinstance(value, (list, tuple)) else [value]
     return [v for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)]
 

@@ -194,8 +194,9 @@ def _failed_cell(executed: Path, exc: Exception) -> str:
     injected = sum("injected-parameters" in c.metadata.get("tags", []) for c in nb.cells[:index])
     first_line = (getattr(exc, "source", "") or "").strip().splitlines()[:1]
     where = f"cell {index - injected + 1}"
-    if getattr(exc, "exec_count", None):
-        where += f" (In [{exc.exec_count}])"
+    exec_count = getattr(exc, "exec_count", None)
+    if exec_count:
+        where += f" (In [{exec_count}])"
     return where + (f" `{first_line[0][:60]}`" if first_line else "")
 
 

@@ -354,7 +354,7 @@ class LeafLayout:
 
 
 def replay_leaf(
-    shape: str, adds: np.ndarray, removes: np.ndarray = (), drain: int = 0
+    shape: str, adds: np.ndarray, removes: np.ndarray | tuple[()] = (), drain: int = 0
 ) -> LeafLayout:
     """The layout after ``checkedAdd`` of ``adds`` (in order; repeats ignored), ``remove`` of
     ``removes`` (absent values ignored), then ``drainTo(drain)``: what ``jvm-check`` builds.

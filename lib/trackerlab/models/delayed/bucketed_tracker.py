@@ -147,6 +147,7 @@ class BucketDelayedTracker:
         bucket_cutoff = self.bucket_cutoff(now_ms)
         while n > 0 and index.buckets:
             first = index.first_bucket()
+            assert first is not None  # index.buckets is not empty
             if first > bucket_cutoff:
                 break
             ledgers = index.buckets[first]

@@ -284,7 +284,9 @@ def per_ledger_leaves(request: SizeRequest, shape: str) -> dict[int, ConcurrentR
     leaves: dict[int, ConcurrentRoaringBitmap] = {}
     order = np.argsort(ledger, kind="stable")
     ledger, entry = ledger[order], entry[order]
-    starts = np.flatnonzero(np.r_[True, ledger[1:] != ledger[:-1]]) if len(ledger) else []
+    starts: np.ndarray | list[int] = (
+        np.flatnonzero(np.r_[True, ledger[1:] != ledger[:-1]]) if len(ledger) else []
+    )
     ends = np.r_[starts[1:], len(ledger)] if len(ledger) else []
     for lo, hi in zip(starts, ends, strict=True):
         leaf = leaves[int(ledger[lo])] = ConcurrentRoaringBitmap(shape)

@@ -110,6 +110,7 @@ class BucketNackTracker:
         index = self.index
         while index.buckets:
             first = index.first_bucket()
+            assert first is not None  # index.buckets is not empty
             if first > now_ms:
                 break
             order = index.ledgers_in_order(first)
