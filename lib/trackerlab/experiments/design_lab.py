@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,7 @@ class Matrix:
         for batch in self.batch_sizes:
             check_int("batch size", batch, 1)
 
-    def cells(self) -> list[dict[str, object]]:
+    def cells(self) -> list[dict[str, Any]]:
         return [
             dict(zip(CELL_COLUMNS, (*combo, self.messages), strict=True))
             for combo in itertools.product(
@@ -105,7 +106,7 @@ class Matrix:
         ]
 
 
-def cell_workload(cell: dict[str, object]) -> Workload:
+def cell_workload(cell: dict[str, Any]) -> Workload:
     """The cell's stream; with its ledger size where the cell gives one
     (``entries_per_ledger``: the realistic matrix's ledgers roll as the release rolls them)."""
     ledger = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (
@@ -113,7 +114,7 @@ def cell_workload(cell: dict[str, object]) -> Workload:
     ) else {}  # fmt: skip
     return Workload.from_options(
         int(cell["messages"]),
-        float(cell["rate_per_ms"]),  # type: ignore[arg-type]  # grid cells are dict[str, object]; rate_per_ms is a float there
+        float(cell["rate_per_ms"]),
         delay=str(cell["delay"]),
         pattern=str(cell["pattern"]),
         batch_size=int(cell["batch_size"]),
@@ -121,7 +122,7 @@ def cell_workload(cell: dict[str, object]) -> Workload:
     )
 
 
-def cell_floor(cell: dict[str, object] | pd.Series, entries: int) -> float:
+def cell_floor(cell: dict[str, Any] | pd.Series, entries: int) -> float:
     """The cell's floor in bytes per entry (NaN for unbounded delays)."""
     if entries <= 0:
         return float("nan")
@@ -136,7 +137,7 @@ def cell_floor(cell: dict[str, object] | pd.Series, entries: int) -> float:
     return total / entries
 
 
-def size_cell(cell: dict[str, object], designs: Sequence[str] = DESIGNS) -> list[dict[str, object]]:
+def size_cell(cell: dict[str, Any], designs: Sequence[str] = DESIGNS) -> list[dict[str, Any]]:
     """One row per design for one cell, from the reducer's counts (single process)."""
     workload = cell_workload(cell)
     tick = int(cell["tick_ms"])
@@ -345,9 +346,7 @@ def seed_fixed_scenarios(
     return out
 
 
-def savings(
-    scenarios: Sequence[dict[str, object]], designs: Sequence[str] = DESIGNS
-) -> pd.DataFrame:
+def savings(scenarios: Sequence[dict[str, Any]], designs: Sequence[str] = DESIGNS) -> pd.DataFrame:
     """Bytes of each design on each scenario and the share of the time buckets' saving over the
     heap it keeps: ``(heap - design) / (heap - time-buckets)`` (total bytes, heap with its
     growth slack and direct memory)."""

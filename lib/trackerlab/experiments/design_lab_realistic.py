@@ -61,6 +61,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -164,12 +165,12 @@ class RealisticMatrix:
             messages,
         )
 
-    def cells(self) -> list[dict[str, object]]:
+    def cells(self) -> list[dict[str, Any]]:
         """Every cell at every size, with its ledger size and scope."""
         out = []
         for size in self.sizes:
             for cell in self.matrix(size).cells():
-                epl = self.entries_per_ledger(float(cell["rate_per_ms"]), int(cell["batch_size"]))  # type: ignore[arg-type]  # grid cells are dict[str, object]; rate and batch are numbers there
+                epl = self.entries_per_ledger(float(cell["rate_per_ms"]), int(cell["batch_size"]))
                 out.append({**cell, "entries_per_ledger": epl, "scope": self.scope})
         return out
 
@@ -327,11 +328,11 @@ def step_cost(since: tuple[float, float, int] | None = None) -> tuple[float, flo
 
 
 def size_cell(
-    cell: dict[str, object],
+    cell: dict[str, Any],
     designs: Sequence[str] = DESIGNS,
     entropy: bool = True,
     timings: dict[str, tuple[float, float, int]] | None = None,
-) -> list[dict[str, object]]:
+) -> list[dict[str, Any]]:
     """One row per design for one realistic cell: paused JVM bytes from the reducer's counts
     (as :func:`~trackerlab.experiments.design_lab.size_cell`, with the cell's ledger size),
     the counting floor and the entropy estimate. A design that cannot hold the workload gets
@@ -440,7 +441,7 @@ def _drain_tracker(name: str, tick_ms: int, spec: DelaySpec):
 
 
 def dispatch_memory(
-    cell: dict[str, object],
+    cell: dict[str, Any],
     designs: Sequence[str] = DISPATCH_DESIGNS,
     sample_ms: int = 60_000,
     batch_per_scan: int = 1000,
@@ -466,7 +467,8 @@ def dispatch_memory(
         zip(*(np.concatenate(c).tolist() for c in zip(*columns, strict=True)), strict=True)
     )
     refusal = packed_refusal(workload)
-    rows, series = [], []
+    rows: list[dict[str, object]] = []
+    series: list[pd.DataFrame] = []
     for name in designs:
         if name in dl.PROPOSALS and refusal:
             rows.append({"design": name, "refused": refusal})
@@ -641,8 +643,8 @@ def acceptance(frame: pd.DataFrame, design: str = "time-buckets-hier") -> dict[s
 
 
 def measure_cell(
-    cell: dict[str, object], designs: Sequence[str] = DESIGNS, entropy: bool = False
-) -> list[dict[str, object]]:
+    cell: dict[str, Any], designs: Sequence[str] = DESIGNS, entropy: bool = False
+) -> list[dict[str, Any]]:
     """:func:`size_cell` with its cost (:func:`step_cost`): ``size_cell_s`` and
     ``size_cell_cpu_s`` (the whole call), ``reducer_s`` and ``reducer_peak_rss_bytes`` (the
     shared reducer pass), ``design_s``, ``design_cpu_s`` and ``design_peak_rss_bytes`` (the

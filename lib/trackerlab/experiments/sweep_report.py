@@ -68,7 +68,7 @@ def shrink_grid(grid: Grid, messages: int) -> list[GridPoint]:
 
 def fallback_rows(points: list[GridPoint]) -> pd.DataFrame:
     """Rows of ``points`` from the single-process path, timed per point."""
-    rows = []
+    rows: list[dict[str, object]] = []
     for p in points:
         t0 = time.perf_counter()
         point_rows = index_rows(p)
@@ -86,9 +86,9 @@ def load_results(profile: str, folder: str = "", fallback_messages: int = 20_000
         frame = pd.DataFrame()
     if len(frame):
         commits = ", ".join(sorted(set(frame.git_commit.str[:10])))
-        points = frame.point_id.nunique()
+        point_count = frame.point_id.nunique()
         source = (
-            f"Spark sweep {display_path(path)} ({points} points, {frame.master.iloc[0]}, "
+            f"Spark sweep {display_path(path)} ({point_count} points, {frame.master.iloc[0]}, "
             f"commit {commits})"
         )
         return Results(frame, source, True, path)

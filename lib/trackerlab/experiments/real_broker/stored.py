@@ -143,8 +143,8 @@ def read_result_file(path: Path) -> tuple[pd.DataFrame, dict]:
 
 def _run_row(run: str, experiment: str, file: str, prov: dict) -> dict[str, object]:
     """One file's provenance as a row (units in the names)."""
-    machine = prov.get("machine") if isinstance(prov.get("machine"), dict) else {}
-    workload = prov.get("workload") if isinstance(prov.get("workload"), dict) else {}
+    machine = m if isinstance(m := prov.get("machine"), dict) else {}
+    workload = w if isinstance(w := prov.get("workload"), dict) else {}
     return {
         "run": run,
         "experiment": experiment,

@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trackerlab.core.durable import atomic_write_bytes
 from trackerlab.core.paths import cache_dir
@@ -61,6 +62,9 @@ from trackerlab.experiments.reproduce.number_registry import (
 from trackerlab.experiments.reproduce.published import PublishedNumber, load_published
 from trackerlab.models import receiver_queue as receiver_queue_models
 from trackerlab.models.receiver_queue import HarnessConfig, produce, simulate
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used at run time: loading it is slow
 
 __all__ = [
     "CANDIDATES_US",
@@ -359,7 +363,7 @@ class RealRuns:
     """The stored real-broker runs (``trackerlab broker receiver-queue``) as outcomes per
     run, row, client and snapshot (:func:`~trackerlab.experiments.real_broker.receiver_queue_live.outcomes`)."""
 
-    table: object  # pandas DataFrame
+    table: pd.DataFrame
     versions: tuple[str, ...]
 
     @property
