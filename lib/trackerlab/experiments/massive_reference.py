@@ -70,6 +70,12 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
     sample_times, memory, indexed = [], [], []
     stats: dict[str, float] = {}
     tick = sc.tick_ms
+    tracker: (
+        InMemoryDelayedDeliveryTracker
+        | BucketDelayedTracker
+        | BucketDelayedDeliveryTracker
+        | DelayLevelTopics
+    )
     if design == "triple-heap":
         tracker = InMemoryDelayedDeliveryTracker(tick, fixed_delay_lookahead=0)
     elif design == "time-buckets":
@@ -92,14 +98,17 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
         hi = int(bounds[k])
         now = DEFAULT_START_MS + int(t)
         if design == "delay-level-topics":
+            assert isinstance(tracker, DelayLevelTopics)  # built for this design above
             tracker.publish(chunk.publish_ms[lo:hi], chunk.delay_ms[lo:hi])
             tracker.move(now)
             tracker.deliver(now)
         elif design == "time-buckets":
+            assert isinstance(tracker, BucketDelayedTracker)  # built for this design above
             tracker.add_chunk(_slice(chunk, lo, hi))
             tracker.get_scheduled_messages(ALL, now)
         else:
             at = chunk.deliver_at
+            assert not isinstance(tracker, DelayLevelTopics | BucketDelayedTracker)
             for i in range(lo, hi):
                 tracker.add_message(
                     int(chunk.ledger[i]), int(chunk.entry[i]), int(at[i]), int(chunk.publish_ms[i])
@@ -111,6 +120,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
             memory.append(_memory(design, tracker))
             indexed.append(_indexed(design, tracker))
     if design == "pip195-buckets":
+        assert isinstance(tracker, BucketDelayedDeliveryTracker)  # built for this design above
         st = tracker.stats
         stats = {
             "snapshot_bytes_written": float(st.snapshot_bytes_written),
@@ -119,6 +129,7 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
             "persisted_bytes_end": float(tracker.persisted_bytes()),
         }
     if design == "delay-level-topics":
+        assert isinstance(tracker, DelayLevelTopics)  # built for this design above
         stats = {
             "republished": float(tracker.stats.republished),
             "level_backlog": float(tracker.level_backlog()),

@@ -10,6 +10,7 @@ Back-end of ``notebooks/pulsar_versions.ipynb`` and of ``trackerlab simulate del
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -190,7 +191,7 @@ def upgrade(old: str, new: str, scenario: Scenario) -> pd.DataFrame:
     table = version_table(scenario, (old, new), tuple(DELAYED_TRACKERS))
     rows = []
     for key, copies_word in DELAYED_TRACKERS.items():
-        out = {"tracker": TRACKERS[key], "copies": copies_word}
+        out: dict[str, Any] = {"tracker": TRACKERS[key], "copies": copies_word}  # a table row
         for tag, version in (("old", old), ("new", new)):
             rel = pulsar_releases.resolve(version)
             row = table[(table.version == rel.label) & (table.tracker == TRACKERS[key])].iloc[0]

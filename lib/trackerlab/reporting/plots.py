@@ -14,9 +14,15 @@ kernel does, before IPython selects the inline backend) must not fix matplotlib'
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from trackerlab.catalog.colors import design_color, design_colors
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.transforms import Bbox
 
 __all__ = [
     "DPI",
@@ -66,7 +72,7 @@ def legend_outside(target, where: str = "right", **kw):
     kw.setdefault("fontsize", MIN_FONT_PT)
     kw.setdefault("frameon", False)
     if isinstance(target, Figure):
-        seen: dict[str, object] = {}
+        seen: dict[str, Artist] = {}
         for ax in target.axes:
             for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 seen.setdefault(label, h)
@@ -120,7 +126,7 @@ def plot_published_points(
     earlier one moves to the next free offset (:data:`_LABEL_OFFSETS`)."""
     ax.scatter(points[x], points[y], marker="*", s=180, color="black", zorder=5, label=label)
     renderer = ax.figure.canvas.get_renderer()
-    placed = []
+    placed: list[Bbox] = []
     for _, p in points.iterrows():
         for offset in _LABEL_OFFSETS:
             text = ax.annotate(
