@@ -22,6 +22,8 @@ ms (strict). Variant ``c``: never earlier than the non-bucketed rules (``tick`` 
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
 from trackerlab.core.params import check_choice, check_int
@@ -65,6 +67,10 @@ class BucketDelayedTracker:
         """``getCutoffTime()``. O(1)."""
         return now_ms if self.strict else now_ms + self.tick_ms
 
+    @overload
+    def bucket_key(self, deliver_at: int) -> int: ...
+    @overload
+    def bucket_key(self, deliver_at: np.ndarray) -> np.ndarray: ...
     def bucket_key(self, deliver_at: int | np.ndarray) -> int | np.ndarray:
         """``trimLowerBit``: floor in variant ``a`` and non-strict ``c``; round up in strict ``c``.
         O(1) per time (numpy for arrays)."""

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 from pyroaring import BitMap
@@ -63,6 +64,10 @@ Position = tuple[int, int]
 # --------------------------------------------------------------------------- snapshot bytes
 
 
+@overload
+def varint_bytes(value: int) -> int: ...
+@overload
+def varint_bytes(value: np.ndarray) -> np.ndarray: ...
 def varint_bytes(value: int | np.ndarray) -> int | np.ndarray:
     """Protobuf varint length of non-negative ``value`` (7 bits per byte)."""
     v = np.asarray(value, dtype=np.uint64)

@@ -22,6 +22,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import overload
 
 import numpy as np
 
@@ -51,6 +52,10 @@ class ProposalTracker:
         """``getCutoffTime()``: ``now`` when strict, else ``now + tick``. O(1)."""
         return now_ms if self.strict else now_ms + self.tick_ms
 
+    @overload
+    def bucket_of(self, deliver_at: int) -> int: ...
+    @overload
+    def bucket_of(self, deliver_at: np.ndarray) -> np.ndarray: ...
     def bucket_of(self, deliver_at: int | np.ndarray) -> int | np.ndarray:
         """``trimLowerBit(deliverAt, bits)``. O(1) per value."""
         return deliver_at & ~((1 << self.bits) - 1)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import array
 from collections.abc import Iterator
+from typing import TypeVar
 
 import numpy as np
 from pyroaring import BitMap
@@ -42,6 +43,9 @@ from trackerlab.sizing import jvm_collections as jc
 from trackerlab.sizing import jvm_roaring as jr
 from trackerlab.sizing.jvm import COMPRESSED, JvmLayout
 from trackerlab.sizing.request import SizeRequest, SizeResult
+
+#: the tracker type :func:`build` is given and returns
+T = TypeVar("T", bound=ProposalTracker)
 
 ENTRY_MASK = (1 << ENTRY_BITS) - 1
 
@@ -152,7 +156,7 @@ class FlatBucketTracker(ProposalTracker):
         )
 
 
-def build(tracker: ProposalTracker, request: SizeRequest) -> ProposalTracker:
+def build(tracker: T, request: SizeRequest) -> T:
     """Feed the request's messages to ``tracker`` (each dispatched as published); a workload
     whose positions cannot be packed is a one-line UsageError."""
     w = request.workload

@@ -130,7 +130,7 @@ class LedgerSlots:
 
     def ledger_array(self, slots: np.ndarray) -> np.ndarray:
         """:meth:`ledger` of many slots (vectorized). O(slots) numpy."""
-        return self.first + ((slots - self.first) & SLOT_MASK) + self.origin
+        return self.first + ((slots - self.first) & SLOT_MASK) + self.origin  # type: ignore[operator]  # origin is set by slot() before any slot exists
 
     def order(self, slot: int) -> int:
         """Sort key of a slot of the live window: its ordinal (Java compares the distances
