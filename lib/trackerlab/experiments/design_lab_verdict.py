@@ -177,7 +177,7 @@ def load_latency(path: Path) -> pd.DataFrame:
 
 
 def _not_available(reason: str) -> pd.DataFrame:
-    row = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
+    row: dict[str, object] = dict.fromkeys(COMPARISON_COLUMNS, np.nan)
     row.update(design=NOT_AVAILABLE, system="", source="", precision="", ordering="",
                recovery="", basis=NOT_AVAILABLE, notes=reason)  # fmt: skip
     return pd.DataFrame([row], columns=list(COMPARISON_COLUMNS))

@@ -11,6 +11,7 @@ holds the three columns, never mixed: ``python_bytes`` (measured, :mod:`trackerl
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from trackerlab.core.params import check_choice, check_int
 from trackerlab.sizing.jvm import LAYOUTS, ROARING_ARTS, JvmLayout
@@ -74,7 +75,8 @@ class SizeResult:
     jvm_direct_bytes: int | None = None
     theory_bytes: float | None = None
     theory_corrected_bytes: float | None = None
-    details: dict[str, object] = field(default_factory=dict)
+    #: model-specific figures (counts, bytes, labels) by name
+    details: dict[str, Any] = field(default_factory=dict)
 
     def per_entry(self, value: float | None) -> float | None:
         if value is None or self.entries == 0:

@@ -186,6 +186,7 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
     not have the structure, or the table's design cannot be built from messages)."""
     release = pulsar_releases.resolve(build.version)
     if case.tracker == "roaring64":
+        assert case.values is not None  # every roaring64 case carries its values
         values = case.values()
         layout = replace(case.request.jvm_layout, roaring_art=release.roaring_art)
         chunks = chunks_in_insertion_order(values)
