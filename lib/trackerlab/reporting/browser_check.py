@@ -39,10 +39,14 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trackerlab.core.durable import atomic_write_bytes
 from trackerlab.core.errors import UsageError
 from trackerlab.reporting.seeds import SEED_FILE
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, ViewportSize  # run time: imported in _browser
 
 __all__ = [
     "CHROMIUM",
@@ -61,7 +65,7 @@ __all__ = [
 #: Playwright's own browsers are not used (no ``playwright install``).
 CHROMIUM = os.environ.get("TRACKERLAB_CHROMIUM", "/usr/bin/chromium")
 #: The window every page is checked and photographed in (CSS pixels, scale 1).
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
 #: An image shown at less than this share of its natural width is a finding.
 MIN_IMAGE_SCALE = 0.40
 #: Smallest figure text, in CSS pixels at the size the page shows the image.
@@ -245,7 +249,7 @@ def pages_of(folder: Path) -> list[Path]:
 
 
 @contextmanager
-def _browser(executable: str | Path = CHROMIUM) -> Iterator[object]:
+def _browser(executable: str | Path = CHROMIUM) -> Iterator[Browser]:
     """A headless Chromium through Playwright; :class:`BrowserMissing` when either is absent."""
     try:
         from playwright.sync_api import sync_playwright

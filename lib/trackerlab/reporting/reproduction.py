@@ -8,16 +8,20 @@ published, verdict) and, under it, the explanation of every number that has one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from trackerlab.reporting.tables import Column, show_table
 
+if TYPE_CHECKING:
+    from trackerlab.experiments.reproduce.number_registry import Reproduction
+
 __all__ = ["show_reproduction"]
 
 #: The answer first (published against the model, the verdict); the theory columns last,
 #: where a narrow page moves them to the full table (CSV).
-REPRODUCTION_COLUMNS = {
+REPRODUCTION_COLUMNS: dict[str, str | Column] = {
     "id": "id",
     "published": "published",
     "jvm_model": "JVM model",
@@ -32,7 +36,7 @@ REPRODUCTION_COLUMNS = {
 }
 
 
-def show_reproduction(results: Sequence[object], caption: str = "") -> pd.DataFrame:
+def show_reproduction(results: Sequence[Reproduction], caption: str = "") -> pd.DataFrame:
     """Display the reproduction table and the explanations; return the rows (one per id)."""
     from trackerlab.experiments.reproduce import as_rows
 
