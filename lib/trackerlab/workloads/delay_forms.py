@@ -22,7 +22,9 @@ integer-ms flooring of :meth:`DelaySpec.sample` (a bias below 1 ms).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 import numpy as np
 
@@ -41,7 +43,7 @@ def shifted(spec: DelaySpec, by_ms: float) -> DelaySpec:
     """The delay ``D + by_ms``: every point and bound moved, mixtures part by part (an
     exponential keeps its mean and gains an offset). O(parts)."""
     if spec.kind == "exponential":
-        params = (spec.params[0], _offset(spec) + by_ms)
+        params: tuple[float, ...] = (spec.params[0], _offset(spec) + by_ms)
     elif spec.kind == "mix":
         parts = tuple(shifted(p, by_ms) for p in spec.parts)
         return replace(spec, parts=parts, text=f"{spec.text} + {by_ms:g}ms", files=spec.files)
@@ -232,6 +234,18 @@ class SpecDelay:
         return support_max(self.spec)
 
 
+class Delay(Protocol):
+    """A delay distribution as :class:`MixtureDelay` combines them (``cdf`` and its integral
+    over ms, the largest delay)."""
+
+    def cdf(self, x: np.ndarray | float) -> np.ndarray | float: ...
+
+    def cdf_integral(self, x: np.ndarray | float) -> np.ndarray | float: ...
+
+    @property
+    def support_max(self) -> float: ...
+
+
 class BandRemainder:
     """``D - lo`` given ``lo <= D < hi``: the delay left when a message of a delay band is
     re-published ``lo`` after its publication (delay-level topics)."""
@@ -266,14 +280,14 @@ class BandRemainder:
 class MixtureDelay:
     """A weighted mixture of delay distributions (weights need not sum to 1: normalized)."""
 
-    def __init__(self, parts: list[tuple[float, object]]) -> None:
+    def __init__(self, parts: Sequence[tuple[float, Delay]]) -> None:
         total = sum(w for w, _ in parts)
         self.parts = [(w / total, d) for w, d in parts if w > 0] if total > 0 else []
 
-    def cdf(self, x: np.ndarray | float) -> np.ndarray:
+    def cdf(self, x: np.ndarray | float) -> np.ndarray | float:  # 0 without parts
         return sum(w * d.cdf(x) for w, d in self.parts)
 
-    def cdf_integral(self, x: np.ndarray | float) -> np.ndarray:
+    def cdf_integral(self, x: np.ndarray | float) -> np.ndarray | float:  # 0 without parts
         return sum(w * d.cdf_integral(x) for w, d in self.parts)
 
     @property
