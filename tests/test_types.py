@@ -51,7 +51,7 @@ def test_every_type_ignore_in_lib_gives_a_reason():
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 30 item 5 in progress: mypy still reports errors in lib/ (169 at this "
+    reason="issue 30 item 5 in progress: mypy still reports errors in lib/ (163 at this "
     "commit); strict, so this fails once mypy is clean and the marker must go",
 )
 def test_mypy_is_clean_on_lib():

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -131,6 +131,14 @@ _BITMAP_CLASSES = {
 }
 
 
+class _RoaringOptions(TypedDict):
+    """The keyword arguments every ``jvm_roaring`` bitmap size of :func:`_bitmap` takes."""
+
+    run_optimize: bool
+    trim: bool
+    layout: JvmLayout
+
+
 def _bitmap(
     group: str,
     name: str,
@@ -144,7 +152,7 @@ def _bitmap(
     in order, then ``runOptimize()``, ``trim()`` or a cardinality query as asked."""
 
     def model(layout: JvmLayout) -> int:
-        kw = {"run_optimize": run_optimize, "trim": trim, "layout": layout}
+        kw: _RoaringOptions = {"run_optimize": run_optimize, "trim": trim, "layout": layout}
         if group == "roaring":  # Java's (int) cast; the key order does not matter
             return jr.roaring_bitmap_bytes(
                 jr.chunks_of(jr.sorted_distinct(values.numpy().astype(np.uint32))), **kw
