@@ -68,9 +68,13 @@ class BucketDelayedTracker:
         return now_ms if self.strict else now_ms + self.tick_ms
 
     @overload
-    def bucket_key(self, deliver_at: int) -> int: ...
+    def bucket_key(self, deliver_at: int) -> int:
+        """One time's bucket key. O(1)."""
+
     @overload
-    def bucket_key(self, deliver_at: np.ndarray) -> np.ndarray: ...
+    def bucket_key(self, deliver_at: np.ndarray) -> np.ndarray:
+        """Many times' bucket keys (numpy). O(n)."""
+
     def bucket_key(self, deliver_at: int | np.ndarray) -> int | np.ndarray:
         """``trimLowerBit``: floor in variant ``a`` and non-strict ``c``; round up in strict ``c``.
         O(1) per time (numpy for arrays)."""

@@ -53,9 +53,13 @@ class ProposalTracker:
         return now_ms if self.strict else now_ms + self.tick_ms
 
     @overload
-    def bucket_of(self, deliver_at: int) -> int: ...
+    def bucket_of(self, deliver_at: int) -> int:
+        """One time's bucket key. O(1)."""
+
     @overload
-    def bucket_of(self, deliver_at: np.ndarray) -> np.ndarray: ...
+    def bucket_of(self, deliver_at: np.ndarray) -> np.ndarray:
+        """Many times' bucket keys (numpy). O(n)."""
+
     def bucket_of(self, deliver_at: int | np.ndarray) -> int | np.ndarray:
         """``trimLowerBit(deliverAt, bits)``. O(1) per value."""
         return deliver_at & ~((1 << self.bits) - 1)
