@@ -23,7 +23,7 @@ def profile_runs(
     delays: Sequence[str], days: float, common: Mapping[str, object]
 ) -> dict[str, DelayedResult]:
     """One simulation per delay profile, ``days`` long, with the report's common settings."""
-    return {d: simulate(DelayedScenario(delay=d, days=days, **common)) for d in delays}  # type: ignore[arg-type]
+    return {d: simulate(DelayedScenario(delay=d, days=days, **common)) for d in delays}  # type: ignore[arg-type]  # common: dict[str, object] of DelayedScenario options
 
 
 def summaries(runs: Mapping[str, DelayedResult]) -> dict[str, pd.DataFrame]:

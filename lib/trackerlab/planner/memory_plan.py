@@ -433,7 +433,7 @@ def _delayed_stream_held(w: PlanWorkload, name: str) -> tuple[TrackedStream, flo
     lag, the entries it holds (the lagged stream's closed form; None: from the snapshots)."""
     stream = delayed_stream(w, design=name)  # the due rule differs by design only
     held = None
-    if CATALOG[name].keeps_capacity and float(w.values["read_lag"]):  # type: ignore[arg-type]
+    if CATALOG[name].keeps_capacity and float(w.values["read_lag"]):
         # a read lag starts only once messages come due (replays compete with reads):
         # the first fill is read as written, and a heap keeps what it grew to then; the
         # entries it holds are the lagged stream's closed form (no snapshot is built for
@@ -488,12 +488,12 @@ def _delayed_row(
                 name,
                 int(w.values["tick"]),
                 stream.bits,
-                whole_bucket_due(w, name),  # type: ignore[arg-type]
+                whole_bucket_due(w, name),
             ),
             w.values["delay"],
         ),
         # a dispatcher reading L late hands a message due by then out at once
-        late_ms=float(w.values["read_lag"]),  # type: ignore[arg-type]
+        late_ms=float(w.values["read_lag"]),
         per_subscription=total * per_sub,
         per_topic=total * per_topic,
         per_broker=total * per_broker,

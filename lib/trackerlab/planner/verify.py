@@ -142,10 +142,10 @@ def _snapshot_case(
         # whole-bucket rule a held entry's deliverAt can be within 2^bits - 1 ms of
         # now + tick, which addMessage refuses at ``now`` (deliverAt <= now + tick)
         clock = now - math.ceil(stream.admit_after_ms - stream.due_after_ms)
-        params = {"tick_ms": int(v["tick"]), "clock_ms": clock}  # type: ignore[arg-type]
+        params = {"tick_ms": int(v["tick"]), "clock_ms": clock}
         kind = "delayed-tracker"
     else:
-        params = {"precision_bits": int(v["nack_precision_bits"])}  # type: ignore[arg-type]
+        params = {"precision_bits": int(v["nack_precision_bits"])}
         kind = "nack-tracker"
     counts, _ = exact_counts(stream, seed, layout=layout, t_ms=t)
     size = CATALOG[design].size_from_counts(counts, release_shape(w, design), layout)
