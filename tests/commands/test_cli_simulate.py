@@ -87,7 +87,7 @@ def test_bench_runs_a_short_case_beside_the_stored_legacy_ratio(cli):
     go_fixed = next(line for line in lines if line.startswith("go fixed 1000 x1"))
     assert " 91.0x " in go_fixed  # data/bench/receiver_queue_legacy.json, go fixed 1000 x1
     assert lines[-2].startswith("all cases") and lines[-2].rstrip().endswith("30.3x")
-    assert "stored figure from commit 7c596d8d9d63" in lines[-1]
+    assert "stored figure from commit 8bcbe45123e2" in lines[-1]
     deprecated = cli("bench", "receiver-queue", "--duration-s", "1", "--no-legacy")
     assert deprecated.returncode == 0 and "--no-legacy is deprecated" in deprecated.stderr
     assert deprecated.stdout.splitlines()[1:-1] != []  # same table, harness only
