@@ -111,7 +111,7 @@ def test_cluster_sweeps_equal_the_embedded_run_and_survive_a_dead_worker(cluster
             str(spark_home() / "bin" / "spark-submit"),
             "--master",
             cluster.url,
-            str(REPO / "lib" / "trackerlab" / "spark_submit.py"),
+            str(REPO / "lib" / "trackerlab" / "commands" / "spark_submit.py"),
             "--grid",
             str(grid_file),
             "--out",
