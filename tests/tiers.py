@@ -110,7 +110,8 @@ def tier_markers(nodeid: str, fixtures: Iterable[str]) -> set[str]:
 def executable(args: object) -> str:
     """The basename of the program a ``subprocess.Popen`` call would start."""
     if isinstance(args, (str, bytes, os.PathLike)):
-        first = os.fsdecode(args).split()[0] if os.fsdecode(args).strip() else ""
+        words = os.fsdecode(args).split()
+        first = words[0] if words else ""
     else:
         seq = list(args)  # type: ignore[call-overload]  # any iterable of path-likes
         first = os.fsdecode(seq[0]) if seq else ""
