@@ -24,6 +24,7 @@ Random draws use a generator seeded from ``seed``, so both answers are reproduci
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 
@@ -104,7 +105,9 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
     share thins at random; a density scatters its entries over the whole segment. The run
     count of ``c`` ids drawn at random among ``n`` consecutive ones has mean
     ``c (n - c + 1) / n`` and variance ``c (c - 1) (n - c) (n - c + 1) / (n^2 (n - 1))``; it is
-    drawn from the normal with those moments (a full window, share 1, is one run)."""
+    drawn from the normal with those moments (a full window, share 1, is one run). Point
+    masses whose windows can overlap (delays less than a bucket apart) are drawn together
+    (:func:`_atom_cluster_cards`): a message takes one delay, so no id is counted twice."""
     r = stream.entry_rate_per_ms
     card = np.zeros(len(key), dtype=np.int64)
     runs = np.zeros(len(key), dtype=np.float64)
@@ -113,16 +116,21 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
     top = key + width
     if stream.visible_ms is not None:
         top = np.minimum(top, math.floor(t + stream.visible_ms) + 1)
-    for d, p in delay_forms.atoms(stream.delay):
-        if d <= stream.admit_after_ms:
-            continue  # dispatched at once, never indexed
-        w_lo = np.clip(key - d, a, b)
-        w_hi = np.clip(top - d, a, b)
-        n = np.maximum(np.ceil(w_hi * r) - np.ceil(w_lo * r), 0).astype(np.int64)
-        q = stream.share * p
-        c = n if q >= 1 else rng.binomial(n, q)
-        card += c
-        runs += np.where(q >= 1, np.minimum(c, 1), _random_runs(c, n, rng))
+    indexed = [(d, p) for d, p in delay_forms.atoms(stream.delay) if d > stream.admit_after_ms]
+    for cluster in _atom_clusters(indexed, width):
+        if len(cluster) == 1:
+            ((d, p),) = cluster
+            w_lo = np.clip(key - d, a, b)
+            w_hi = np.clip(top - d, a, b)
+            n = np.maximum(np.ceil(w_hi * r) - np.ceil(w_lo * r), 0).astype(np.int64)
+            q = stream.share * p
+            c = n if q >= 1 else rng.binomial(n, q)
+            card += c
+            runs += np.where(q >= 1, np.minimum(c, 1), _random_runs(c, n, rng))
+        else:
+            c, cluster_runs = _atom_cluster_cards(stream, cluster, key, top, a, b, rng)
+            card += c
+            runs += cluster_runs
     for part, p in delay_forms.continuous_parts(stream.delay):
         g = delay_forms.SpecDelay(part).cdf_integral
         mu = g(top - a) - g(top - b) - g(key - a) + g(key - b)
@@ -130,6 +138,57 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
         card += c
         runs += _random_runs(c, segment, rng)
     return card, np.clip(np.round(runs), np.minimum(card, 1), card).astype(np.int64)
+
+
+def _atom_clusters(atoms: list[tuple[float, float]], width: int) -> list[list[tuple[float, float]]]:
+    """The point masses grouped so that two whose publication windows for one bucket can
+    overlap (delays less than ``width`` ms apart, equal delays included) share a group; groups
+    in the order of their first atom, so a delay of well-separated atoms draws as before.
+    O(atoms log atoms)."""
+    order = sorted(range(len(atoms)), key=lambda i: atoms[i][0])
+    group = list(range(len(atoms)))
+    for prev, cur in itertools.pairwise(order):
+        if atoms[cur][0] - atoms[prev][0] < width:
+            group[cur] = group[prev]
+    clusters: dict[int, list[tuple[float, float]]] = {}
+    for i, atom in enumerate(atoms):  # a group first met at its first atom: the given order
+        clusters.setdefault(group[i], []).append(atom)
+    return list(clusters.values())
+
+
+def _atom_cluster_cards(
+    stream: TrackedStream,
+    cluster: list[tuple[float, float]],
+    key: np.ndarray,
+    top: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Entries and runs a group of point masses sends to each segment's bucket, drawn per
+    message: each published id takes at most one delay, so an id whose time lies in the
+    windows of several atoms lands with the sum of their probabilities (a multinomial choice),
+    never twice. The windows' ends cut the segment into pieces of constant probability, each
+    a binomial draw. O(rows x atoms log atoms)."""
+    r = stream.entry_rate_per_ms
+    d = np.array([x for x, _ in cluster], dtype=np.float64)
+    p = np.array([x for _, x in cluster], dtype=np.float64)
+    lo = np.clip(key[:, None] - d, a[:, None], b[:, None])
+    hi = np.clip(top[:, None] - d, a[:, None], b[:, None])
+    at = np.concatenate([lo, hi], axis=1)
+    step = np.concatenate([np.broadcast_to(p, lo.shape), -np.broadcast_to(p, hi.shape)], axis=1)
+    order = np.argsort(at, axis=1, kind="stable")
+    at = np.take_along_axis(at, order, axis=1)
+    share = np.clip(np.cumsum(np.take_along_axis(step, order, axis=1), axis=1), 0.0, 1.0)
+    card = np.zeros(len(key), dtype=np.int64)
+    runs = np.zeros(len(key), dtype=np.float64)
+    for j in range(at.shape[1] - 1):
+        n = np.maximum(np.ceil(at[:, j + 1] * r) - np.ceil(at[:, j] * r), 0).astype(np.int64)
+        q = np.minimum(stream.share * share[:, j], 1.0)
+        c = rng.binomial(n, q)
+        card += c
+        runs += np.where(q >= 1, np.minimum(c, 1), _random_runs(c, n, rng))
+    return card, runs
 
 
 def _random_runs(c: np.ndarray, n: np.ndarray, rng: np.random.Generator) -> np.ndarray:
