@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def _csv_rows(text: str, path: Path) -> list[dict[str, object]]:
     if "" in header or len(set(header)) != len(header):
         raise UsageError(f"--topics {path}: the header row needs distinct, non-empty keys")
     _check_keys(header, path, "header")
-    rows = []
+    rows: list[dict[str, object]] = []
     for n, cells in enumerate(lines[1:], 2):
         if len(cells) != len(header):
             raise UsageError(
@@ -319,7 +319,8 @@ def _held_out(groups, how, by_group, seed: int) -> tuple[dict[str, float] | None
     the rate (ART nodes, map capacities and containers change size in steps of a few
     percent), so one topic may be off by such a step while sums average it out. None when no
     group was interpolated. O(HELD_OUT plans)."""
-    pool = {}  # one topic per (group, rate) that is not a plan's own rate
+    # one topic per (group, rate) that is not a plan's own rate
+    pool: dict[tuple[object, float], tuple[FleetTopic, dict[str, object]]] = {}
     for key, members in groups.items():
         grid, points = how[key]
         if grid:
@@ -340,8 +341,8 @@ def _held_out(groups, how, by_group, seed: int) -> tuple[dict[str, float] | None
         guess = _topic_records([t], by_group[_raw_key(raw)], True)
         real = plan_rates((raw, [float(t.workload.values["rate"])], seed))
         for side in worst:
-            got = sum(g["heap_bytes"] + g["direct_bytes"] for g in guess if g["side"] == side)
-            want = sum(r["heap_bytes"] + r["direct_bytes"] for r in real if _side(r) == side)
+            got = sum(_record_bytes(g) for g in guess if g["side"] == side)
+            want = sum(_record_bytes(r) for r in real if _side(r) == side)
             sums[side][0] += got / count
             sums[side][1] += want
             if want:
@@ -364,6 +365,14 @@ def _spread(pool: list[FleetTopic], seed: int) -> list[FleetTopic]:
         order = np.argsort(np.abs(x - v), kind="stable")
         picks.add(int(next(i for i in order if int(i) not in picks)))
     return [pool[i] for i in sorted(picks)]
+
+
+def _record_bytes(record: Mapping[str, object]) -> float:
+    """A plan record's heap plus direct bytes. O(1)."""
+    heap, direct = record["heap_bytes"], record["direct_bytes"]
+    if not isinstance(heap, int | float) or not isinstance(direct, int | float):
+        raise TypeError(f"plan record: bytes {heap!r}, {direct!r} are not numbers")
+    return heap + direct
 
 
 def _side(record: Mapping[str, object]) -> str:
@@ -448,7 +457,8 @@ def _side_lines(df: pd.DataFrame, brokers: int) -> list[str]:
         if part is None:
             lines.append("  (none)")
             continue
-        for (tracker, design), row in part.iterrows():
+        for index, row in part.iterrows():
+            tracker, design = cast(tuple[str, str], index)  # the (tracker, design) level pair
             lines.append(
                 f"  {tracker:<24} {design:<24} {format_bytes(row.heap_bytes / div):>14} "
                 f"{format_bytes(row.direct_bytes / div):>19}"

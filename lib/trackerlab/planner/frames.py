@@ -190,7 +190,7 @@ def conclusions(p: Plan, checks: pd.DataFrame | None = None) -> str:
             "it is the smallest design here"
             if best.design == runs.design
             else f"the smallest design here, {best.design}, needs "
-            f"{format_bytes(best.per_topic_mib * MIB)} "
+            f"{format_bytes(float(best.per_topic_mib) * MIB)} "
             f"({best.per_topic_mib / runs.per_topic_mib:.2f} of it)"
         )
         lines.append(

@@ -917,9 +917,9 @@ def candidate_ticks(w: PlanWorkload) -> list[int]:
     longest = delay_forms.support_max(w.values["delay"])
     name = w.defaults.delayed_design or "triple-heap"
     whole = whole_bucket_due(w, name)
-    useful = [
-        t for t in ticks if precision.early_ms(name, t, precision_bits_for_tick(t), whole) < longest
-    ]
+    early = {t: precision.early_ms(name, t, precision_bits_for_tick(t), whole) for t in ticks}
+    # a design whose early delivery the planner does not know (None) keeps every tick
+    useful = [t for t, e in early.items() if e is None or e < longest]
     return sorted(useful or [min(ticks)])
 
 

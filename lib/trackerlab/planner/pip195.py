@@ -104,7 +104,8 @@ def size(w) -> Pip195Size:
     run = aggregated.pip195_design(topic, retention, aggregated.Settings())
     after = run.times_ms >= min(warmup_ms(w), topic.horizon_ms / 2)
     memory = run.memory_bytes[after]
-    direct = run.direct_bytes[after]
+    # pip195_design always states its direct part; None would mean none
+    direct = np.zeros_like(memory) if run.direct_bytes is None else run.direct_bytes[after]
     top = int(np.argmax(memory))
     return Pip195Size(
         entries=float(np.mean(run.indexed[after])),

@@ -159,19 +159,28 @@ def _choice_lines(choice: Choice, w: PlanWorkload) -> list[str]:
         f"  {'setting':>10} {'bucket':>9} {'early <=':>9} {scope.removesuffix('_bytes').replace('_', ' '):>14}"
     )
     for row in choice.table:
-        value = row[key]
+        value = int(_number(row, key))
         shown = value == choice.value or value == (
             w.defaults.tick_ms if key == "tick_ms" else w.defaults.nack_precision_bits
         )
         if key == "tick_ms" and not shown and value & (value - 1):
             continue  # the largest tick of each bucket width: listed when chosen
         mark = " <" if value == choice.value else ""
-        setting = _ms(row[key]) if key == "tick_ms" else f"{row[key]} bits"
+        setting = _ms(value) if key == "tick_ms" else f"{row[key]} bits"
+        early = None if row["early_ms"] is None else _number(row, "early_ms")
         out.append(
-            f"  {setting:>10} {_ms(row['bucket_ms']):>9} {_about(row['early_ms']):>9} "
-            f"{format_bytes(row[scope]):>14}{mark}"
+            f"  {setting:>10} {_ms(_number(row, 'bucket_ms')):>9} {_about(early):>9} "
+            f"{format_bytes(_number(row, scope)):>14}{mark}"
         )
     return out
+
+
+def _number(row: dict[str, object], key: str) -> float:
+    """A numeric cell of a choice's table (ticks, widths, bytes are ints; rates floats)."""
+    value = row[key]
+    if not isinstance(value, int | float):
+        raise TypeError(f"choice table: {key} is {value!r}, not a number")
+    return value
 
 
 def table(plan: Plan) -> str:

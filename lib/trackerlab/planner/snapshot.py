@@ -308,8 +308,8 @@ def fast_counts(
             stream, first, last, width, budget, rows_per_key, t, seed, layout
         )
     counts = _weighted_counts(stream, parts, t, layout)
-    counts.totals["error_bound_ppm"] = round(1.96 * error * 1e6)
-    return counts, t
+    totals = {**counts.totals, "error_bound_ppm": round(1.96 * error * 1e6)}
+    return replace(counts, totals=totals), t
 
 
 #: The sparse limit: when the densest bucket expects fewer entries than this, every entry is
@@ -335,7 +335,16 @@ def _alone(first: int, width: int, n: int) -> np.ndarray:
     return content
 
 
-def _sampled(stream, first, last, width, budget, t, seed, layout):
+def _sampled(
+    stream: TrackedStream,
+    first: int,
+    last: int,
+    width: int,
+    budget: int,
+    t: float,
+    seed: int,
+    layout: JvmLayout,
+) -> tuple[list[tuple[np.ndarray, float]], tuple[np.ndarray, np.ndarray], int, int]:
     """A key sample's content parts with their weights (the middle its stride, first; the
     edges 1), the middle keys' proxy bytes and entries (:func:`_per_key`), how many keys it
     took and how many edge keys lead and trail the middle."""
