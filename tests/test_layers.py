@@ -10,6 +10,7 @@ layer or below, never up. ``docs/architecture.md`` shows the same table.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -71,9 +72,15 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of one source file, parsed once per session."""
+    return ast.parse(path.read_text(), str(path))
+
+
 def imports_of(module: str, path: Path, modules: dict[str, Path]) -> dict[str, int]:
     """Modules of the package that ``module`` imports, with the line of the first import."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parsed(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found: dict[str, int] = {}
 
@@ -264,7 +271,7 @@ def face_imports(lib: Path = LIB) -> list[str]:
         if path.name == "__init__.py":
             continue
         package = module.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ImportFrom) and node.level:
                 out.append(f"{module}:{node.lineno} imports relatively")
             elif (isinstance(node, ast.ImportFrom) and node.module == package) or (
