@@ -14,18 +14,20 @@ aggregated model. Python loops: keep these runs to ~1e5 entries.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from trackerlab.experiments.massive_delayed import DelayedScenario, simulate
+from trackerlab.models.delayed.aggregated import Topic
 from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker
 from trackerlab.models.delayed.delay_levels import DelayLevelTopics
 from trackerlab.models.delayed.heap import InMemoryDelayedDeliveryTracker
 from trackerlab.models.delayed.pip195_tracker import BucketDelayedDeliveryTracker
 from trackerlab.models.time_buckets.shapes import jvm_bytes
-from trackerlab.workloads.stream import DEFAULT_START_MS, Workload
+from trackerlab.workloads.stream import DEFAULT_START_MS, MessageChunk, Workload
 
 __all__ = [
     "VALIDATION_CASES",
@@ -59,6 +61,15 @@ def _workload(sc: DelayedScenario) -> Workload:
     )
 
 
+#: The per-message tracker models :func:`reference_run` drives, one per design.
+Tracker = (
+    InMemoryDelayedDeliveryTracker
+    | BucketDelayedTracker
+    | BucketDelayedDeliveryTracker
+    | DelayLevelTopics
+)
+
+
 def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
     """Run ``design`` message by message over ``sc`` (one subscription)."""
     topic = sc.topic()
@@ -68,85 +79,87 @@ def reference_run(sc: DelayedScenario, design: str) -> ReferenceRun:
     bounds = np.searchsorted(rel, times, side="left")  # entries published before t_k
     samples = set(topic.sample_index.tolist())
     sample_times, memory, indexed = [], [], []
-    stats: dict[str, float] = {}
-    tick = sc.tick_ms
-    tracker: (
-        InMemoryDelayedDeliveryTracker
-        | BucketDelayedTracker
-        | BucketDelayedDeliveryTracker
-        | DelayLevelTopics
-    )
-    if design == "triple-heap":
-        tracker = InMemoryDelayedDeliveryTracker(tick, fixed_delay_lookahead=0)
-    elif design == "time-buckets":
-        tracker = BucketDelayedTracker(tick, variant="a", lookahead=0)
-    elif design == "pip195-buckets":
-        tracker = BucketDelayedDeliveryTracker(
-            tick,
-            min_index_count=sc.min_index_count,
-            segment_time_step_ms=int(sc.segment_seconds * 1000),
-            max_indexes_per_segment=sc.max_indexes_per_segment,
-        )
-    elif design == "delay-level-topics":
-        tracker = DelayLevelTopics(
-            sc.strategy, tick, sc.rollover.entries_per_ledger(topic.rate, topic.entry_bytes)
-        )
-    else:
-        raise ValueError(f"unknown design {design!r}")
+    tracker = _tracker(sc, design, topic)
     lo = 0
     for k, t in enumerate(times.tolist()):
         hi = int(bounds[k])
-        now = DEFAULT_START_MS + int(t)
-        if design == "delay-level-topics":
-            assert isinstance(tracker, DelayLevelTopics)  # built for this design above
-            tracker.publish(chunk.publish_ms[lo:hi], chunk.delay_ms[lo:hi])
-            tracker.move(now)
-            tracker.deliver(now)
-        elif design == "time-buckets":
-            assert isinstance(tracker, BucketDelayedTracker)  # built for this design above
-            tracker.add_chunk(_slice(chunk, lo, hi))
-            tracker.get_scheduled_messages(ALL, now)
-        else:
-            at = chunk.deliver_at
-            assert not isinstance(tracker, DelayLevelTopics | BucketDelayedTracker)
-            for i in range(lo, hi):
-                tracker.add_message(
-                    int(chunk.ledger[i]), int(chunk.entry[i]), int(at[i]), int(chunk.publish_ms[i])
-                )
-            tracker.get_scheduled_messages(ALL, now)
+        _step(tracker, chunk, lo, hi, DEFAULT_START_MS + int(t))
         lo = hi
         if k in samples:
             sample_times.append(t)
-            memory.append(_memory(design, tracker))
-            indexed.append(_indexed(design, tracker))
-    if design == "pip195-buckets":
-        assert isinstance(tracker, BucketDelayedDeliveryTracker)  # built for this design above
-        st = tracker.stats
-        stats = {
-            "snapshot_bytes_written": float(st.snapshot_bytes_written),
-            "bk_entries_written": float(st.bk_entries_written),
-            "buckets_created": float(st.buckets_created),
-            "persisted_bytes_end": float(tracker.persisted_bytes()),
-        }
-    if design == "delay-level-topics":
-        assert isinstance(tracker, DelayLevelTopics)  # built for this design above
-        stats = {
-            "republished": float(tracker.stats.republished),
-            "level_backlog": float(tracker.level_backlog()),
-            "partitions": float(tracker.strategy.partitions),
-        }
+            memory.append(_memory(tracker))
+            indexed.append(_indexed(tracker))
     return ReferenceRun(
         design,
         np.array(sample_times),
         np.array(memory, dtype=np.float64),
         np.array(indexed, dtype=np.float64),
-        stats,
+        _stats(tracker),
     )
 
 
-def _slice(chunk, lo: int, hi: int):
-    from trackerlab.workloads.stream import MessageChunk
+def _tracker(sc: DelayedScenario, design: str, topic: Topic) -> Tracker:
+    """The empty per-message model of ``design`` with ``sc``'s settings (``topic``: its
+    traffic, for the delay levels' ledger size); ValueError for an unknown design."""
+    tick = sc.tick_ms
+    if design == "triple-heap":
+        return InMemoryDelayedDeliveryTracker(tick, fixed_delay_lookahead=0)
+    if design == "time-buckets":
+        return BucketDelayedTracker(tick, variant="a", lookahead=0)
+    if design == "pip195-buckets":
+        return BucketDelayedDeliveryTracker(
+            tick,
+            min_index_count=sc.min_index_count,
+            segment_time_step_ms=int(sc.segment_seconds * 1000),
+            max_indexes_per_segment=sc.max_indexes_per_segment,
+        )
+    if design == "delay-level-topics":
+        return DelayLevelTopics(
+            sc.strategy, tick, sc.rollover.entries_per_ledger(topic.rate, topic.entry_bytes)
+        )
+    raise ValueError(f"unknown design {design!r}")
 
+
+def _step(tracker: Tracker, chunk: MessageChunk, lo: int, hi: int, now: int) -> None:
+    """One time step: add entries ``lo:hi`` of ``chunk``, then hand out what is due at ``now``."""
+    if isinstance(tracker, DelayLevelTopics):
+        tracker.publish(chunk.publish_ms[lo:hi], chunk.delay_ms[lo:hi])
+        tracker.move(now)
+        tracker.deliver(now)
+    elif isinstance(tracker, BucketDelayedTracker):
+        tracker.add_chunk(_slice(chunk, lo, hi))
+        tracker.get_scheduled_messages(ALL, now)
+    else:
+        at = chunk.deliver_at
+        for i in range(lo, hi):
+            tracker.add_message(
+                int(chunk.ledger[i]), int(chunk.entry[i]), int(at[i]), int(chunk.publish_ms[i])
+            )
+        tracker.get_scheduled_messages(ALL, now)
+
+
+def _stats(tracker: Tracker) -> dict[str, float]:
+    """End-of-run counters: PIP-195's writes and persisted bytes, delay levels' republishing;
+    empty for the other designs."""
+    if isinstance(tracker, BucketDelayedDeliveryTracker):
+        st = tracker.stats
+        return {
+            "snapshot_bytes_written": float(st.snapshot_bytes_written),
+            "bk_entries_written": float(st.bk_entries_written),
+            "buckets_created": float(st.buckets_created),
+            "persisted_bytes_end": float(tracker.persisted_bytes()),
+        }
+    if isinstance(tracker, DelayLevelTopics):
+        return {
+            "republished": float(tracker.stats.republished),
+            "level_backlog": float(tracker.level_backlog()),
+            "partitions": float(tracker.strategy.partitions),
+        }
+    return {}
+
+
+def _slice(chunk: MessageChunk, lo: int, hi: int) -> MessageChunk:
+    """Entries ``lo:hi`` of ``chunk``."""
     return MessageChunk(
         chunk.index[lo:hi],
         chunk.publish_ms[lo:hi],
@@ -157,19 +170,20 @@ def _slice(chunk, lo: int, hi: int):
     )
 
 
-def _memory(design: str, tracker) -> float:
-    if design == "triple-heap":
+def _memory(tracker: Tracker) -> float:
+    """JVM bytes the index holds (time buckets: sized by ``jvm_bytes``, AVL + open hash)."""
+    if isinstance(tracker, InMemoryDelayedDeliveryTracker):
         return float(tracker.buffer_memory_usage())
-    if design == "time-buckets":
+    if isinstance(tracker, BucketDelayedTracker):
         return float(jvm_bytes(tracker.index, "avl-openhash"))
     return float(tracker.memory_bytes())
 
 
-def _indexed(design: str, tracker) -> float:
+def _indexed(tracker: Tracker) -> float:
     """Indexes held in memory (PIP-195: the mutable and shared queues)."""
-    if design == "pip195-buckets":
+    if isinstance(tracker, BucketDelayedDeliveryTracker):
         return float(tracker.mutable.size() + tracker.shared.size())
-    if design == "delay-level-topics":
+    if isinstance(tracker, DelayLevelTopics):
         return float(tracker.tracker.number_of_delayed_messages())
     return float(tracker.number_of_delayed_messages())
 
@@ -182,7 +196,8 @@ def validation_table(rate_per_s: float, minutes: float) -> pd.DataFrame:
     5 msg/s). Columns: design, delay, entries, mean and peak bytes ratio (aggregated /
     per-message), ``within 5%``.
     """
-    base = dict(
+    scenario = functools.partial(
+        DelayedScenario,
         rate_per_s=rate_per_s,
         batch_size=1,
         subscriptions=1,
@@ -193,10 +208,7 @@ def validation_table(rate_per_s: float, minutes: float) -> pd.DataFrame:
         min_rollover_minutes=0,
         min_index_count=2000,
     )
-    cases = [
-        DelayedScenario(**base, delay=delay, designs=(design,))
-        for design, delay in VALIDATION_CASES
-    ]
+    cases = [scenario(delay=delay, designs=(design,)) for design, delay in VALIDATION_CASES]
     cases.append(
         DelayedScenario(
             rate_per_s=5.0,

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from trackerlab.models.receiver_queue import HarnessConfig, simulate
+from trackerlab.models.receiver_queue import HarnessConfig, HarnessResult, simulate
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT_BYTES",
     "MAX_MESSAGE_BYTES",
     "memory_sweep",
     "open_parameter_sweep",
+    "prefetch_record",
+    "queue_modes",
     "worst_case_prefetch_bytes",
 ]
 
@@ -64,13 +66,10 @@ def memory_sweep(
     import pandas as pd
 
     base = base or HarnessConfig()
+    budget = memory_limit_bytes or DEFAULT_MEMORY_LIMIT_BYTES
     records = []
     for rate in rates:
-        for mode, auto, limit in (
-            ("fixed", False, None),
-            ("auto", True, None),
-            ("auto+limit", True, memory_limit_bytes),
-        ):
+        for mode, auto, limit in queue_modes(memory_limit_bytes):
             cfg = base.with_(
                 client=client,
                 rate=rate,
@@ -82,28 +81,43 @@ def memory_sweep(
                 app_burst_s=1.0 if (app_rate is not None and client == "java") else 0.0,
                 duration_s=duration_s,
             )
-            res = simulate(cfg)
-            budget = memory_limit_bytes or DEFAULT_MEMORY_LIMIT_BYTES
-            records.append(
-                {
-                    "client": client,
-                    "rate": rate,
-                    "mode": mode,
-                    "partitions": partitions,
-                    "message_bytes": message_bytes,
-                    "final_sizes": ",".join(map(str, res.final_sizes)),
-                    "peak_prefetched_per_consumer": max(res.peak_prefetched),
-                    "peak_prefetched_bytes_per_consumer": max(res.peak_prefetched_bytes),
-                    "peak_client_bytes": res.peak_client_bytes,
-                    "memory_limit_bytes": budget,
-                    "under_limit": res.peak_client_bytes <= budget,
-                    "throughput_msg_s": res.throughput,
-                    "lag_s": res.lag_s,
-                    "shrinks": res.shrinks,
-                    "messages_per_entry": res.produced / res.entries if res.entries else 0.0,
-                }
-            )
+            records.append(prefetch_record(cfg, mode, simulate(cfg), budget))
     return pd.DataFrame(records)
+
+
+def queue_modes(memory_limit_bytes: int | None) -> tuple[tuple[str, bool, int | None], ...]:
+    """The (mode, auto-scaled, memory limit) rows :func:`memory_sweep` runs per rate:
+    ``fixed`` and ``auto`` without a limit, ``auto+limit`` under ``memory_limit_bytes``."""
+    return (
+        ("fixed", False, None),
+        ("auto", True, None),
+        ("auto+limit", True, memory_limit_bytes),
+    )
+
+
+def prefetch_record(
+    cfg: HarnessConfig, mode: str, res: HarnessResult, budget: int
+) -> dict[str, object]:
+    """One :func:`memory_sweep` row: the settings of run ``cfg``, its peak prefetch per
+    consumer and for the client (``res``), and whether the client stayed within ``budget``
+    bytes."""
+    return {
+        "client": cfg.client,
+        "rate": cfg.rate,
+        "mode": mode,
+        "partitions": cfg.partitions,
+        "message_bytes": cfg.message_bytes,
+        "final_sizes": ",".join(map(str, res.final_sizes)),
+        "peak_prefetched_per_consumer": max(res.peak_prefetched),
+        "peak_prefetched_bytes_per_consumer": max(res.peak_prefetched_bytes),
+        "peak_client_bytes": res.peak_client_bytes,
+        "memory_limit_bytes": budget,
+        "under_limit": res.peak_client_bytes <= budget,
+        "throughput_msg_s": res.throughput,
+        "lag_s": res.lag_s,
+        "shrinks": res.shrinks,
+        "messages_per_entry": res.produced / res.entries if res.entries else 0.0,
+    }
 
 
 def open_parameter_sweep(
