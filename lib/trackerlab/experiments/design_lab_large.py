@@ -45,13 +45,18 @@ def _parser() -> argparse.ArgumentParser:
 def _cell_and_designs(a: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """The realistic cell the options describe and the designs to size; UsageError or
     ValueError on bad input."""
+    from trackerlab.core.params import check_float
+    from trackerlab.workloads.stream import MAX_RATE_PER_MS, MIN_RATE_PER_MS
     from trackerlab.workloads.units import parse_duration_ms
 
     messages = scs.parse_count("messages", a.messages)
     tick = scs.check_in_range(
         "tick (ms)", int(parse_duration_ms(a.tick, "--tick")), 1, scs.MAX_TICK_MS
     )
-    rate = a.rate_per_s / 1000
+    per_s = check_float(
+        "--rate-per-s", a.rate_per_s, MIN_RATE_PER_MS * 1000, MAX_RATE_PER_MS * 1000
+    )
+    rate = per_s / 1000
     cell = {"delay": a.delay, "pattern": a.pattern, "rate_per_ms": rate, "tick_ms": tick,
             "batch_size": 1, "messages": messages,
             "entries_per_ledger": dr.entries_per_ledger(rate), "scope": dr.REALISTIC_SCOPE}  # fmt: skip
@@ -100,7 +105,7 @@ def _add_to_parquet(rows: list[dict[str, Any]], out: Path, argv: list[str] | Non
         old = json.loads(pq.read_schema(out).metadata.get(b"trackerlab", b"{}"))
         runs = old.get("runs", [old] if old else [])
         frame = pd.concat([pd.read_parquet(out), frame], ignore_index=True)
-    meta = {
+    meta: dict[str, object] = {
         "runs": [*runs, run],
         "versions": library_versions(),
         "host_cpus": os.cpu_count(),
