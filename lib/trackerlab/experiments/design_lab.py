@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -109,7 +109,8 @@ class Matrix:
 def cell_workload(cell: dict[str, Any]) -> Workload:
     """The cell's stream; with its ledger size where the cell gives one
     (``entries_per_ledger``: the realistic matrix's ledgers roll as the release rolls them)."""
-    ledger = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (
+    # Any: from_options takes the stream's keyword options as **kwargs after typed parameters
+    ledger: dict[str, Any] = {"entries_per_ledger": int(cell["entries_per_ledger"])} if (
         "entries_per_ledger" in cell
     ) else {}  # fmt: skip
     return Workload.from_options(
@@ -244,7 +245,12 @@ def worst_case(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for design, g in frame.groupby("design", sort=False):
         applies = g[g.floor_applies]
-        worst = g.loc[g.bytes_per_entry.idxmax()] if g.bytes_per_entry.notna().any() else None
+        # cast: idxmax gives one label of the unique index, so .loc returns one row
+        worst = (
+            cast(pd.Series, g.loc[g.bytes_per_entry.idxmax()])
+            if g.bytes_per_entry.notna().any()
+            else None
+        )
         rows.append(
             {
                 "design": design,
@@ -442,7 +448,7 @@ def op_cost(
 def _tracker(name: str, tick_ms: int, spec: DelaySpec):
     """A proposal's per-message model (sealed with the fixed-delay policy when it applies)."""
     if name == "time-buckets-sealed" and spec.kind == "fixed":
-        return TRACKERS[name](tick_ms, fixed_delay_ms=int(spec.params[0]))
+        return SealedBucketTracker(tick_ms, fixed_delay_ms=int(spec.params[0]))
     return TRACKERS[name](tick_ms)
 
 

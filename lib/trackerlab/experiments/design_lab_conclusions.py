@@ -9,6 +9,7 @@ Headlines are ``(label, value, note)`` triples for :func:`trackerlab.reporting.h
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast  # itertuples fields are typed as any scalar; these columns are integers
 
 import pandas as pd
 
@@ -193,8 +194,9 @@ def acceptance_sentence(frame: pd.DataFrame, accepted: pd.DataFrame) -> str:
         )
     beyond = dl.beyond_bounds(frame, dl.best_proposal(frame))
     worst_cells = "; ".join(
-        f"{r.delay}, {r.pattern}, tick {int(r.tick_ms)} ms, batch {int(r.batch_size)}: "
-        f"{r.bytes_per_entry:.2f} B vs floor {r.floor_per_entry:.2f} B over {int(r.entries):,} entries"
+        f"{r.delay}, {r.pattern}, tick {int(cast(int, r.tick_ms))} ms, "
+        f"batch {int(cast(int, r.batch_size))}: "
+        f"{r.bytes_per_entry:.2f} B vs floor {r.floor_per_entry:.2f} B over {int(cast(int, r.entries)):,} entries"
         for r in beyond.head(3).itertuples()
     )
     checks = "; ".join(

@@ -61,7 +61,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -588,7 +588,7 @@ def worst_per_design(frame: pd.DataFrame) -> pd.DataFrame:
         for col, tag in (("bytes_per_entry", "paused"), ("live_bytes_per_entry", "dispatching")):
             v = g[col]
             if v.notna().any():
-                worst = g.loc[v.idxmax()]
+                worst = cast(pd.Series, g.loc[v.idxmax()])  # idxmax: one label, one row
                 out[f"worst_{tag}_B"], out[f"worst_{tag}_cell"] = float(v.max()), _label(worst)
             else:
                 out[f"worst_{tag}_B"], out[f"worst_{tag}_cell"] = np.nan, ""
@@ -605,7 +605,8 @@ def worst_by_size(frame: pd.DataFrame) -> pd.DataFrame:
     a tracker of 10^2 entries)."""
     held = np.floor(np.log10(frame.index_entries.clip(lower=1))).astype(int)
     parts = []
-    for decade, g in frame.assign(held_decade=held).groupby("held_decade"):
+    for _, g in frame.assign(held_decade=held).groupby("held_decade"):
+        decade = int(g.held_decade.iloc[0])
         w = worst_per_design(g)
         w.insert(0, "held_entries", f"1e{decade}..1e{decade + 1}")
         parts.append(w)

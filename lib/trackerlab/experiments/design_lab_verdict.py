@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -320,7 +321,8 @@ def comparisons_table(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _held_decade(frame: pd.DataFrame) -> pd.Series:
-    return np.floor(np.log10(frame.index_entries.astype(float).clip(lower=1))).astype(int)
+    held = frame.index_entries.astype(float).clip(lower=1)
+    return pd.Series(np.floor(np.log10(held)), index=frame.index).astype(int)
 
 
 @dataclass(frozen=True)
@@ -361,7 +363,8 @@ def realistic_summary(frame: pd.DataFrame, design: str = PROPOSAL) -> RealisticS
     _check_columns(frame, REALISTIC_COLUMNS, "realistic frame")
     f = frame.assign(held_decade=_held_decade(frame))
     rows = []
-    for (decade, design_), g in f.groupby(["held_decade", "design"], sort=True):
+    for (_, design_), g in f.groupby(["held_decade", "design"], sort=True):
+        decade = int(g.held_decade.iloc[0])
         paused, live = g.bytes_per_entry.astype(float), g.live_bytes_per_entry.astype(float)
         rows.append({
             "held_entries": f"{10**decade:,}..{10 ** (decade + 1):,}", "held_decade": int(decade),
@@ -451,8 +454,8 @@ def evidence(
     if proposal in lat.index and incumbent in lat.index:
         for m in BENCHMARKS.values():
             p99p, p99i = (
-                float(lat.at[proposal, f"{m}_p99_ns"]),
-                float(lat.at[incumbent, f"{m}_p99_ns"]),
+                float(lat[f"{m}_p99_ns"].astype(float)[proposal]),
+                float(lat[f"{m}_p99_ns"].astype(float)[incumbent]),
             )
             if p99p > SLOWER_FACTOR * p99i:
                 slower.append((m, p99p, p99i))
@@ -568,7 +571,7 @@ def latency_sentences(latency: pd.DataFrame) -> list[str]:
     lines = []
     for m in BENCHMARKS.values():
         parts = [f"{name} {t.at[name, f'{m}_p99_ns']:,.0f} ns" for name in t.index
-                 if not math.isnan(t.at[name, f"{m}_p99_ns"])]  # fmt: skip
+                 if not math.isnan(t[f"{m}_p99_ns"].astype(float)[name])]  # fmt: skip
         lines.append(f"JMH p99 of {METHOD_WORDS[m]} (prefill "
                      f"{int(lat.prefill_messages.max()):,}): " + ", ".join(parts) + ".")  # fmt: skip
     return lines
@@ -584,7 +587,7 @@ def broker_sentences(broker: pd.DataFrame, latency: pd.DataFrame) -> list[str]:
     lines = []
     for w, g in table.groupby("workload", sort=True):
         parts = [f"{r.tracker} {r.jol_bytes_per_entry:.1f} B/entry over "
-                 f"{int(r.pending_entries):,} entries" + (" (behind)" if r.behind else "")
+                 f"{int(cast(float, r.pending_entries)):,} entries" + (" (behind)" if r.behind else "")
                  for r in g.itertuples()]  # fmt: skip
         lines.append(f"Broker, {w}: " + "; ".join(parts) + ".")
     gone = missing_runs(table)

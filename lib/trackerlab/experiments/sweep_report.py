@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -383,7 +384,9 @@ def plot_penalty(frame: pd.DataFrame):
 
     fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
     for design in ("nack-time-buckets", "nack-time-buckets-runs"):
-        ratio = random_penalty(frame, design).stack().rename("ratio").reset_index()
+        # cast: stacking single-level columns gives a Series
+        stacked = cast(pd.Series, random_penalty(frame, design).stack())
+        ratio = stacked.rename("ratio").reset_index()
         if ratio.empty:
             continue
         m = ratio.rate_per_ms * 2.0**ratio.trim_bits

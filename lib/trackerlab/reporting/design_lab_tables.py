@@ -43,7 +43,7 @@ def _bytes(header: str) -> Column:
     return Column(header, fmt="{:.2f}")
 
 
-def _per_design(frame: pd.DataFrame, index: str, suffix: str, fmt: str) -> dict[str, object]:
+def _per_design(frame: pd.DataFrame, index: str, suffix: str, fmt: str) -> dict[str, str | Column]:
     return {
         index: index,
         **{d: Column(f"{d} ({suffix})", fmt=fmt) for d in frame.columns if d != index},
