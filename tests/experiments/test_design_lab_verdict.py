@@ -390,3 +390,28 @@ def test_comparison_sentence_by_hand():
     rows["memory_bytes_per_entry"] = ["n/a", ""]
     assert v.comparison_sentence(rows) == "Comparisons (2 rows): no memory figure per entry."
     assert v.comparison_sentence(None) == "Comparisons with other designs: not available."
+
+
+def test_realistic_matrix_of_takes_lists() -> None:
+    from trackerlab.experiments.design_lab_realistic import RealisticMatrix
+
+    m = RealisticMatrix.of(["uniform:0:1h"], ["all"], [1.0], [1000], [1000, 10000])
+    assert m == RealisticMatrix(("uniform:0:1h",), ("all",), (1.0,), (1000,), (1000, 10000))
+    assert m.batch_sizes == (1,)
+
+
+def test_realistic_rows_paused_and_dispatching_without_stored_rows() -> None:
+    import trackerlab.experiments.design_lab_verdict as verdict
+    from trackerlab.experiments.design_lab_realistic import RealisticMatrix
+
+    paused = RealisticMatrix.of(["uniform:0:1h"], ["all"], [1.0], [1000], [1000, 2000])
+    dispatching = RealisticMatrix.of(["uniform:0:1h"], ["all"], [1.0], [1000], [1000])
+    frame, extra = verdict.realistic_rows(paused, dispatching, "no/such/file.parquet")
+    assert extra is None
+    assert sorted(set(frame.messages)) == [1000, 2000]
+    small = frame[frame.messages == 1000]
+    assert small.live_bytes_per_entry.notna().sum() == 6  # the dispatching run filled these
+    assert frame[frame.messages == 2000].live_bytes_per_entry.isna().all()
+    heap = small[small.design == "triple-heap"].iloc[0]
+    assert heap.index_entries == 1000 and heap.bytes_per_entry > 24
+    assert heap.live_bytes_per_entry > 0

@@ -146,6 +146,21 @@ class RealisticMatrix:
     scope: str = REALISTIC_SCOPE
     note: str = field(default="", compare=False)
 
+    @classmethod
+    def of(
+        cls,
+        delays: Sequence[str],
+        patterns: Sequence[str],
+        rates_per_ms: Sequence[float],
+        ticks_ms: Sequence[int],
+        sizes: Sequence[int],
+    ) -> RealisticMatrix:
+        """The matrix of these axes (lists, as a notebook's parameters give them), unbatched,
+        ledgers rolled by :data:`ROLLOVER`."""
+        return cls(
+            tuple(delays), tuple(patterns), tuple(rates_per_ms), tuple(ticks_ms), tuple(sizes)
+        )
+
     def __post_init__(self) -> None:
         """Axes checked by :class:`~trackerlab.experiments.design_lab.Matrix` (one-line
         UsageError), sizes within 1..10^12."""

@@ -33,6 +33,7 @@ import pandas as pd
 
 import trackerlab.experiments.design_lab as dl
 import trackerlab.experiments.design_lab_comparisons as design_lab_comparisons
+import trackerlab.experiments.design_lab_realistic as dr
 from trackerlab.core.errors import UsageError
 
 #: The proposal the verdict is about (issue 27, item 2).
@@ -210,6 +211,22 @@ def load_realistic_extra(path: Path) -> pd.DataFrame | None:
         frame = frame.assign(live_bytes_per_entry=np.nan)
     _check_columns(frame, REALISTIC_COLUMNS, f"realistic rows {path.name}")
     return frame
+
+
+def realistic_rows(
+    paused: dr.RealisticMatrix, dispatching: dr.RealisticMatrix, extra_path: str
+) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """The realistic frame (:func:`combine_realistic`) of ``paused`` run without a dispatcher,
+    ``dispatching`` run with one up to its largest size, and the stored rows of
+    ``extra_path`` (relative to the repository) when that file exists; and those stored rows
+    (None when absent)."""
+    extra = load_realistic_extra(repo_path(extra_path))
+    frame = combine_realistic(
+        dr.run_realistic(paused, dispatch_upto=0),
+        dr.run_realistic(dispatching, dispatch_upto=max(dispatching.sizes)),
+        extra,
+    )
+    return frame, extra
 
 
 def combine_realistic(*frames: pd.DataFrame | None) -> pd.DataFrame:
