@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING
 
 from trackerlab.reporting.plots import plot_lines
-from trackerlab.reporting.tables import Column, show_table
+from trackerlab.reporting.tables import Column, ColumnSpec, show_table
 
 if TYPE_CHECKING:
     from trackerlab.experiments.real_broker.stored import BrokerResults
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 #: A comparison table's columns as the report shows them (a column with no value is left out).
-BROKER_COMPARISON_COLUMNS = {
+BROKER_COMPARISON_COLUMNS: dict[str, ColumnSpec] = {
     "release": "release",
     "workload": "workload",
     "subscription": "subscription",
@@ -45,7 +45,7 @@ BROKER_COMPARISON_COLUMNS = {
     "plan_entries": Column("plan entries (count)", sig=5),
 }
 #: :func:`~trackerlab.experiments.real_broker.stored.summary`'s columns as the report shows them.
-BROKER_SUMMARY_COLUMNS = {
+BROKER_SUMMARY_COLUMNS: dict[str, ColumnSpec] = {
     "experiment": "experiment",
     "release": "release",
     "rows": Column("rows (count)"),

@@ -200,8 +200,8 @@ def conclusions(
     default_bits = min(swept, key=lambda b: abs(b - DEFAULT_BITS))
     at_default = jvm_per_entry(prec, trim_bits=default_bits, run_optimize=False)
     runs_default = jvm_per_entry(prec, trim_bits=default_bits, run_optimize=True)
-    pair_map = float(base.loc["nack-pair-map", "jvm_b_per_entry"])
-    hash_map = float(base.loc["nack-hash-map", "jvm_b_per_entry"])
+    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
+    hash_map = float(base["jvm_b_per_entry"]["nack-hash-map"])
     partial = subsets[subsets.fraction < 1]
     sparse = partial.loc[partial.fraction.idxmax()] if len(partial) else None
     every = subsets[subsets.fraction >= 1]
@@ -265,7 +265,7 @@ def conclusions(
     worst = spread.loc[spread.jvm_b_per_entry.idxmax()]
     verdict = "more" if worst.jvm_b_per_entry > pair_map else "less"
     lines.append(
-        f"* **Varying backoff:** redelivery delays {format_delay(worst.delay)} cost "
+        f"* **Varying backoff:** redelivery delays {format_delay(str(worst['delay']))} cost "
         f"{format_number(worst.jvm_b_per_entry, 3)} B/entry in a snapshot of the first nacks "
         f"({verdict} than the pair map)."
     )

@@ -257,7 +257,7 @@ def conclusions(
     entries = max(e for e, n in sizes.SEED_CASES if n == 1)
     row = jvm.loc[case_label(entries, 1)]
     old, new = row[OLD], row[NEW]
-    smallest = row.idxmin()
+    smallest = str(row.idxmin())  # a layout name (the column labels are str)
     wins = direction[direction["touch_change"] < 0]
     agree = int(direction["touches_agree"].sum()) if not direction.empty else 0
     tail_new, tail_old = held[NEW], held[OLD]

@@ -8,6 +8,7 @@ headers, human numbers.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from trackerlab.planner.frames import choice_frame, plot_choice, rows_frame
@@ -66,9 +67,9 @@ def show_choices(p: Plan) -> None:
     """:func:`choice_frame` as a reader's table; a long one keeps the rows around the choice."""
     frame = choice_frame(p)
     columns = {k: v for k, v in CHOICE_COLUMNS.items() if k in frame.columns}
-    chosen = frame.index[frame.chosen].tolist()
-    at = frame.index.get_loc(chosen[0]) if chosen else 0
-    near = (abs(pd.Series(range(len(frame)), index=frame.index) - at) <= 5).to_numpy()
+    chosen = np.flatnonzero(frame["chosen"].to_numpy(dtype=bool))
+    at = int(chosen[0]) if len(chosen) else 0  # position of the first chosen row
+    near = np.abs(np.arange(len(frame)) - at) <= 5
     show_table(frame, columns, name="tick-choices", keep=near, max_rows=11)
 
 

@@ -84,10 +84,12 @@ def coerce(param: Parameter, value: object, where: str) -> object:
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif isinstance(default, float):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
+        if isinstance(value, (int, float)) and ok:
+            value = float(value)
     elif isinstance(default, (list, tuple)):
         ok, expected = isinstance(value, (list, tuple)), list
-        if ok and default:  # items like the default's items: [1.0, 8.0] takes floats
+        # items like the default's items: [1.0, 8.0] takes floats
+        if isinstance(value, (list, tuple)) and default:
             item = Parameter(param.name, default[0])
             value = [coerce(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
     else:

@@ -72,7 +72,7 @@ def show_reproduction_table(table: pd.DataFrame) -> None:
 def plot_reproduction(report: FitReport, table: pd.DataFrame):
     """Final queue size per rate: published, fitted, and the band of every candidate latency;
     non-partitioned (fitted) and 3 partitions (held out) side by side."""
-    spread = rq.candidate_spread(report, table.id)
+    spread = rq.candidate_spread(report, table.id.tolist())
     import matplotlib.pyplot as plt  # here: importing the module must not pick a backend
 
     fig, axes = plt.subplots(1, 2, figsize=(9.6, 4), sharey=True, layout="constrained")

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -223,7 +223,7 @@ def execute_one(
     params: dict[str, object],
     stage: Path,
     profile: str,
-    provenance: dict[str, object],
+    provenance: Mapping[str, object],
 ) -> Failure | None:
     """Run one notebook into ``stage``; return a Failure instead of raising on cell errors."""
     import papermill

@@ -8,7 +8,7 @@ The experiment module is imported when a function runs, so that importing
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
@@ -100,7 +100,7 @@ def sweep_answer(both: pd.DataFrame) -> str | None:
         f"{format_number(seed.buckets.bytes_per_entry, 2)} B per entry in steady state against "
         f"the heap's {format_number(seed.heap.bytes_per_entry, 2)} B"
     )
-    if seed.spread is not None:
+    if seed.spread is not None and seed.spread_delay is not None:  # set together
         text += (
             f"; with delays {format_delay(seed.spread_delay)} they need "
             f"{format_number(seed.spread.bytes_per_entry, 2)} B (a snapshot of "
@@ -149,9 +149,11 @@ def sweep_conclusions(
         )
     for row in both[both.design == "time-buckets"].itertuples():
         same = "equals" if row.snapshot_is_steady else "differs from"
+        tick_ms = cast(float, row.tick_ms)  # itertuples types every field as any scalar
+        delay = cast(str, row.delay)
         lines.append(
-            f"**Seed scenario, batch {row.batch_size}, {format_duration(row.tick_ms)} tick, "
-            f"delays {format_delay(row.delay)}:** snapshot "
+            f"**Seed scenario, batch {row.batch_size}, {format_duration(tick_ms)} tick, "
+            f"delays {format_delay(delay)}:** snapshot "
             f"{format_number(row.jvm_bytes_per_entry, 3)} B/entry, steady state "
             f"{format_number(row.bytes_per_entry, 3)} B/entry (the snapshot {same} the "
             "steady state)."
