@@ -6,7 +6,8 @@ import dataclasses
 import pytest
 
 from trackerlab.planner import parse_inputs
-from trackerlab.reporting import plan_headline, plan_notes, show_plan_choices
+from trackerlab.planner.plan_report import answer as plan_answer
+from trackerlab.reporting import plan_headline, plan_notes, publish_plan, show_plan_choices
 
 UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
 
@@ -72,3 +73,16 @@ def test_choices_section_says_why_nothing_is_recommended(shown):
     assert show_plan_choices(_plan()) is None  # no budget, no precision asked
     (note,) = shown
     assert note.data == "*No budget or precision was asked: no recommendation.*"
+
+
+def test_publish_plan_states_the_answer_notes_and_index_figure(shown):
+    plan = dataclasses.replace(_plan(), warnings=["rate *above* 1e6"])
+    publish_plan(plan, 3)
+    answer_bundle, note, figure = shown
+    text = plan_answer(plan).strip()
+    assert answer_bundle["text/plain"] == f"Answer: {text[:1].upper()}{text[1:]}"
+    assert note.data == "*Note: rate \\*above\\* 1e6.*"
+    label, value, extra = plan_headline(plan, 3)
+    assert figure["text/plain"] == f"{label}: {value} ({extra})"
+    assert figure["text/plain"].startswith("delayed index per broker: ")
+    assert figure["text/plain"].endswith(" (3 topics like this one)")

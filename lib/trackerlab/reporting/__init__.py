@@ -71,6 +71,7 @@ from trackerlab.reporting.markdown import (
 from trackerlab.reporting.plan_tables import (
     plan_headline,
     plan_notes,
+    publish_plan,
     show_checks,
     show_choices,
     show_designs,
@@ -142,6 +143,7 @@ __all__ = [
     "plot_container_share",
     "plot_lines",
     "plot_published_points",
+    "publish_plan",
     "reader_header",
     "reader_text",
     "receiver_queue_tables",

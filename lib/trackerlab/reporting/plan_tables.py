@@ -13,7 +13,9 @@ import pandas as pd
 
 from trackerlab.planner.frames import choice_frame, plot_choice, rows_frame
 from trackerlab.planner.memory_plan import Plan
+from trackerlab.planner.plan_report import answer as plan_answer
 from trackerlab.reporting.formatting import format_bytes
+from trackerlab.reporting.headline import answer, headline
 from trackerlab.reporting.markdown import escape_markdown, show_markdown
 from trackerlab.reporting.tables import Column, show_table
 
@@ -22,6 +24,7 @@ __all__ = [
     "DESIGN_COLUMNS",
     "plan_headline",
     "plan_notes",
+    "publish_plan",
     "show_checks",
     "show_choices",
     "show_designs",
@@ -114,3 +117,12 @@ def plan_headline(p: Plan, topics: int) -> tuple[str, str, str]:
         note = f"{topics:,} topic{'s' if topics != 1 else ''} like this one"
         return ("delayed index per broker", format_bytes(own.per_broker), note)
     return ("designs sized", f"{len(p.rows)}", "every tracker, per unit, topic and broker")
+
+
+def publish_plan(p: Plan, topics: int) -> None:
+    """The report's opening: the plan's answer, one note per warning (:func:`plan_notes`) and
+    the one index figure the answer does not state (:func:`plan_headline`)."""
+    answer(plan_answer(p))
+    for note in plan_notes(p):
+        show_markdown(note)
+    headline(*plan_headline(p, topics))
