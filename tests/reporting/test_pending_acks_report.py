@@ -125,3 +125,44 @@ def test_conclusions_state_the_numbers_of_the_frames() -> None:
         in lines[4]
     )
     assert len(lines) == 5
+
+
+@pytest.fixture
+def shown(monkeypatch):
+    """The bundles the functions display."""
+    out: list = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: out.append(obj))
+    return out
+
+
+def test_show_held_shows_the_held_table_and_returns_the_held_bytes(shown) -> None:
+    timeline = pd.DataFrame(
+        {
+            "layout": [TREEMAP] * 2 + [BITSET] * 2,
+            "phase": ["ramp", "hold", "ramp", "hold"],
+            "jvm_bytes": [900, 70, 800, 500],
+        }
+    )
+    held = report.show_held(timeline, 100_000, 1_000)
+    assert held[TREEMAP] == 70 and held[BITSET] == 500
+    (table,) = shown
+    assert "1,000 entries pending after a peak of 100,000" in table["text/html"]
+
+
+def test_show_datasets_returns_jvm_bytes_and_shows_python_only_when_asked(shown) -> None:
+    table = pd.DataFrame(
+        [
+            {"layout": name, "entries": e, "ledgers": n, "jvm_bytes": (i + 1) * MIB,
+             "python_bytes": 2 * (i + 1) * MIB}
+            for i, name in enumerate(report.LAYOUT_ORDER)
+            for e, n in report.sizes.SEED_CASES
+        ]
+    )  # fmt: skip
+    jvm = report.show_datasets(table, python_sizes=False)
+    assert (
+        jvm.loc["50,000 entries / 1 ledgers", BITSET]
+        == (report.LAYOUT_ORDER.index(BITSET) + 1) * MIB
+    )
+    assert len(shown) == 1 and "JVM bytes per layout (KiB)" in shown[0]["text/html"]
+    report.show_datasets(table, python_sizes=True)
+    assert len(shown) == 3 and "Python-real bytes per layout (KiB)" in shown[2]["text/html"]

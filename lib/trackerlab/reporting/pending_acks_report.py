@@ -15,7 +15,7 @@ from trackerlab.experiments.reproduce import describe_counts
 from trackerlab.models.pending_acks import LAYOUTS
 from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_bytes, format_number, format_percent
-from trackerlab.reporting.tables import Column
+from trackerlab.reporting.tables import Column, show_table
 
 LAYOUT_ORDER: list[str] = list(LAYOUTS)
 SHORT: dict[str, str] = {name: name.removeprefix("pending-acks-") for name in LAYOUT_ORDER}
@@ -114,6 +114,20 @@ def dataset_table(wide: pd.DataFrame) -> pd.DataFrame:
     return wide.rename(columns=SHORT).rename_axis("dataset")
 
 
+def show_datasets(table: pd.DataFrame, python_sizes: bool) -> pd.DataFrame:
+    """The seed datasets' JVM bytes per layout as a table, and their Python-real bytes when
+    ``python_sizes``; returns the JVM frame (:func:`by_dataset`)."""
+    jvm = by_dataset(table, "jvm_bytes")
+    show_table(dataset_table(jvm), DATASET_COLUMNS, caption="JVM bytes per layout (KiB)")
+    if python_sizes:
+        show_table(
+            dataset_table(by_dataset(table, "python_bytes")),
+            DATASET_COLUMNS,
+            caption="Python-real bytes per layout (KiB)",
+        )
+    return jvm
+
+
 def plot_window_grid(grid: pd.DataFrame, window_sizes: Sequence[int]) -> None:
     """Section 3's figure: JVM bytes per entry against ledgers, one panel per window."""
     import matplotlib.pyplot as plt
@@ -180,6 +194,16 @@ def held_table(held: pd.Series) -> pd.DataFrame:
     return held.rename(index=SHORT).rename_axis("layout").to_frame("bytes")
 
 
+def show_held(timeline: pd.DataFrame, peak: int, keep: int) -> pd.Series:
+    """:func:`held_table` of the timeline's held tail as a reader's table; returns
+    :func:`held_bytes`."""
+    held = held_bytes(timeline)
+    show_table(
+        held_table(held), HELD_COLUMNS, caption=f"{keep:,} entries pending after a peak of {peak:,}"
+    )
+    return held
+
+
 def stuck_entry(window: int) -> pd.DataFrame:
     """``sizes.stuck_entry_timeline`` of every layout (4 ledgers of ``window`` entries), with
     JVM bytes per pending entry."""
@@ -214,6 +238,21 @@ def ratio_table(costs: pd.DataFrame, value: str) -> pd.DataFrame:
     column per layout (short names), cycles in run order."""
     wide = costs.pivot_table(index=["cycle", "ledgers"], columns="layout", values=value, sort=False)
     return wide[LAYOUT_ORDER].rename(columns=SHORT)
+
+
+def show_costs(costs: pd.DataFrame) -> None:
+    """The benchmark's cost counts as tables: one :func:`ratio_table` per
+    :data:`RATIO_CAPTIONS` entry, then every count (treemap and open-hash-bitset when long)."""
+    for value, caption in RATIO_CAPTIONS.items():
+        show_table(ratio_table(costs, value), RATIO_COLUMNS, caption=caption, max_rows=40)
+    show_table(
+        costs,
+        COST_COLUMNS,
+        name="operation-costs",
+        keep=costs.layout.isin([OLD, NEW]),
+        max_rows=16,
+        caption="Per-operation cost counts (treemap and open-hash-bitset when long)",
+    )
 
 
 def plot_direction(direction: pd.DataFrame) -> None:
