@@ -160,3 +160,19 @@ def test_captions() -> None:
         "50,000 messages delayed fixed at 1 h; rows at the default 1 s tick (9 bits) when the grid is long"
     )
     assert report.tick_caption(2_000_000, 8.0) == "2,000,000 messages at 8 msg/ms per point"
+
+
+def test_spread_delay_rows_skip_fixed_delays_and_are_typed() -> None:
+    rows = report.spread_delay_rows(_spread())
+    assert [r.delay for r in rows] == ["uniform:0:1h", "uniform:0:1d"]
+    assert rows[0] == report.DelayRow("uniform:0:1h", 20000.0, 7000.0, 180.0, 12.0, 40.0)
+    assert all(isinstance(r.entries, float) for r in rows)
+
+
+def test_dearest_in_steady_state_skips_missing_values() -> None:
+    rows = report.spread_delay_rows(_spread())
+    assert report.dearest_in_steady_state(rows) == rows[1]  # 50 B > 12 B
+    missing = report.DelayRow("uniform:0:1w", 1.0, 1.0, 1.0, float("nan"), 40.0)
+    assert report.dearest_in_steady_state([missing, rows[0]]) == rows[0]
+    assert report.dearest_in_steady_state([missing]) is None
+    assert report.dearest_in_steady_state([]) is None

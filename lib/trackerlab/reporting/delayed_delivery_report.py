@@ -6,7 +6,9 @@ The notebook keeps its parameters, calls these functions and shows what they ret
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -178,7 +180,7 @@ def snapshot_and_steady(
     spread["snapshot_is_steady"] = [
         steady_state.snapshot_vs_steady(d, messages, rate_per_s)[0] for d in spread.index
     ]
-    return spread.reindex(delays).reset_index()
+    return spread.reindex(list(delays)).reset_index()
 
 
 def plot_snapshot_and_steady(
@@ -205,6 +207,43 @@ def plot_snapshot_and_steady(
     )
     ax.grid(True, axis="y", which="both", alpha=0.3)
     ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+@dataclass(frozen=True)
+class DelayRow:
+    """One row of :func:`snapshot_and_steady`, typed for the report's sentences."""
+
+    delay: str
+    entries: float
+    bitmaps: float
+    jvm_b_per_entry: float
+    steady_buckets_b: float
+    steady_heap_b: float
+
+
+def spread_delay_rows(spread: pd.DataFrame) -> list[DelayRow]:
+    """The rows of :func:`snapshot_and_steady` whose delay is not fixed, in table order."""
+    rows = spread[~spread.delay.str.startswith("fixed")]
+    columns = zip(
+        rows.delay.tolist(),
+        rows.entries.tolist(),
+        rows.bitmaps.tolist(),
+        rows.jvm_b_per_entry.tolist(),
+        rows.steady_buckets_b.tolist(),
+        rows.steady_heap_b.tolist(),
+        strict=True,
+    )
+    return [
+        DelayRow(str(d), float(e), float(b), float(jvm), float(steady), float(heap))
+        for d, e, b, jvm, steady, heap in columns
+    ]
+
+
+def dearest_in_steady_state(rows: Sequence[DelayRow]) -> DelayRow | None:
+    """The first row with the most time-bucket bytes per entry in steady state (missing
+    values skipped, like ``idxmax``), or None when there is none."""
+    known = [r for r in rows if not math.isnan(r.steady_buckets_b)]
+    return max(known, key=lambda r: r.steady_buckets_b) if known else None
 
 
 def jvm_at_tick(prec: pd.DataFrame, tick_ms: int, optimized: bool = False) -> float:
@@ -239,10 +278,10 @@ def conclusions(
     fixed_default = jvm_at_tick(prec, default_tick)
     fixed_coarse = jvm_at_tick(prec, coarse_tick)
     runs_default = jvm_at_tick(prec, default_tick, True)
-    spread_rows = spread[~spread.delay.str.startswith("fixed")]
-    hour = spread_rows[spread_rows.delay == "uniform:0:1h"]
-    chosen = (hour if len(hour) else spread_rows).iloc[0] if len(spread_rows) else None
-    worst = spread_rows.loc[spread_rows.steady_buckets_b.idxmax()] if len(spread_rows) else None
+    spread_rows = spread_delay_rows(spread)
+    hour = [r for r in spread_rows if r.delay == "uniform:0:1h"]
+    chosen = (hour or spread_rows)[0] if spread_rows else None
+    worst = dearest_in_steady_state(spread_rows)
     heap_steady = float(spread.steady_heap_b.median())
     rate_per_s = format_number(random_rate_per_ms * 1000)
     findings = Findings()
@@ -290,7 +329,7 @@ def conclusions(
             f"ms point to {format_number(runs_default, 3)} B/entry, "
             f"{format_number(fixed_default / runs_default, 2)}× below Java's bitmaps."
         )
-    for row in spread_rows.itertuples():
+    for row in spread_rows:
         verdict = "more" if row.steady_buckets_b > row.steady_heap_b else "less"
         lines.append(
             f"* **Delays {format_delay(row.delay)}:** {format_number(row.steady_buckets_b, 3)} "
