@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 
 import pandas as pd
@@ -176,3 +177,122 @@ def test_dearest_in_steady_state_skips_missing_values() -> None:
     assert report.dearest_in_steady_state([missing, rows[0]]) == rows[0]
     assert report.dearest_in_steady_state([missing]) is None
     assert report.dearest_in_steady_state([]) is None
+
+
+@pytest.fixture
+def shown(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """The bundles the report's tables display."""
+    bundles: list[dict[str, object]] = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: bundles.append(obj))
+    return bundles
+
+
+def _html(bundle: dict[str, object]) -> str:
+    text = bundle["text/html"]
+    assert isinstance(text, str)
+    return text
+
+
+def test_show_blog_reproduction_counts_every_id(shown: list[dict[str, object]]) -> None:
+    counts, repro = report.show_blog_reproduction()
+    assert repro.index.tolist() == [*(f"N{i}" for i in range(11, 20)), "N44", "N45"]
+    assert sum(counts.values()) == 11  # one category per published number
+    assert html.escape(report.REPRODUCTION_CAPTION) in _html(shown[0])
+    points = report.blog_points(repro)  # the stars of section 2 come from these rows
+    assert points.messages_per_bucket.tolist() == [1024, 4096, 8192, 262144]
+
+
+def test_grid_bits_and_default_bits() -> None:
+    assert report.default_bits() == 9  # floor(log2(1000))
+    assert report.grid_bits([64, 100, 127, 1000, 32768]) == [6, 9, 15]
+
+
+def test_bucket_grid_sizes_the_rates_at_the_ticks_bits() -> None:
+    table = report.bucket_grid(2000, [1.0, 8.0], [100, 1000, 1023], 50_000, "fixed:1h", False)
+    assert not table.run_optimize.any()  # as Java builds it only
+    # sorted by M = x * 2^bits: (1, 6) 64, (1, 9) 512, (8, 6) 512, (8, 9) 4096
+    assert table.messages_per_bucket.tolist() == [64, 512, 512, 4096]
+    assert table.buckets.tolist() == [32, 5, 4, 1]  # ceil(2000 / M)
+    assert (table.entries == 2000).all()
+    both = report.bucket_grid(2000, [1.0], [1000], 50_000, "fixed:1h", True)
+    assert both.run_optimize.tolist() == [False, True]
+
+
+def test_theory_curves_span_ten_to_ten_to_the_7_5() -> None:
+    curves = report.theory_curves(50_000)
+    assert len(curves) == 200
+    m = curves.messages_per_bucket
+    assert (m.iloc[0], m.iloc[-1]) == pytest.approx((10.0, 10**7.5))
+    # fuller buckets cost less per entry
+    assert curves.corrected_b_per_entry.iloc[0] > curves.corrected_b_per_entry.iloc[-1]
+
+
+def test_triple_heap_b_per_entry_is_payload_plus_slack() -> None:
+    b = report.triple_heap_b_per_entry(20_000)
+    assert 24 < b < 48  # 24 B of (deliverAt, ledgerId, entryId), less than doubled by growth
+    assert b == pytest.approx(29.9016)
+
+
+def test_show_bucket_grid_keeps_the_default_tick(shown: list[dict[str, object]]) -> None:
+    table = report.bucket_grid(
+        2000, [1.0, 2.0, 4.0, 8.0], [64, 256, 1000, 8192], 50_000, "fixed:1h", False
+    )
+    assert len(table) == 16  # longer than the 12 rows shown
+    report.show_bucket_grid(table, 2000, "fixed:1h")
+    (bundle,) = shown
+    page = _html(bundle)
+    assert "4 of 16 rows shown" in page  # the four rates at 9 bits
+    assert report.grid_caption(2000, "fixed:1h", 9) in page
+    assert "JVM model (B/entry)" in page
+
+
+def test_show_tick_sweep_captions_its_messages(shown: list[dict[str, object]]) -> None:
+    prec = report.tick_sweep(2000, 8.0, [100, 1000], entries_per_ledger=50_000, delay="fixed:1h")
+    assert prec.messages.tolist() == [2000] * 4
+    report.show_tick_sweep(prec, 8.0)
+    (bundle,) = shown
+    page = _html(bundle)
+    assert "2,000 messages at 8 msg/ms per point" in page
+    assert page.count("<tr>") == 1 + 4  # header and every row (short table, nothing cut)
+    assert "early by up to, variant a (ms)" in page and "1,511" in page  # 1000 + 511
+
+
+def test_container_mix_table_and_figure(shown: list[dict[str, object]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = report.bucket_grid(2000, [1.0, 8.0], [100, 1000], 50_000, "fixed:1h", True)
+    report.show_container_mix(table)
+    (bundle,) = shown
+    page = _html(bundle)
+    assert report.MIX_CAPTION in page
+    assert page.count("<tr>") == 1 + 4  # the rows as Java builds them, not the run-optimized
+    assert "bitset share" in page
+    report.plot_container_mix(table)
+    (ax,) = plt.gcf().axes
+    assert ax.get_title() == report.MIX_TITLE
+    assert len(ax.lines) == 2 + 1  # one line per rate and the 4,096-id limit
+    plt.close("all")
+
+
+def test_delay_spread_snapshot_against_steady_state(shown: list[dict[str, object]]) -> None:
+    spread = report.delay_spread(
+        ["uniform:0:1h", "fixed:1h"], 2000, 0.01, 1000, entries_per_ledger=50_000, seed=0, samples=2
+    )
+    assert spread.delay.tolist() == ["uniform:0:1h", "fixed:1h"]
+    assert spread.entries.tolist() == [2000, 2000]  # nothing is due within the snapshot
+    # steady state holds rate x mean delay: 10/s x 30 min and 10/s x 1 h
+    assert spread.steady_entries.tolist() == pytest.approx([18_000, 36_000], rel=0.02)
+    assert spread.snapshot_is_steady.tolist() == [False, False]
+    assert (spread.steady_heap_b < spread.steady_buckets_b).all()  # sparse buckets at 10/s
+    report.show_delay_spread(spread)
+    (bundle,) = shown
+    page = _html(bundle)
+    assert report.SPREAD_CAPTION in page and "triple heap, steady state (B/entry)" in page
+
+
+def test_conclusions_count_published_numbers_from_counts() -> None:
+    found = _conclusions(published=None)
+    assert found.lines[0].startswith("* **Reproduction** of the 11 published numbers")  # 9 + 2

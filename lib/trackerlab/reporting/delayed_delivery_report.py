@@ -15,15 +15,24 @@ import pandas as pd
 
 from trackerlab.experiments import bucket_sweeps as sweeps
 from trackerlab.experiments import steady_state
-from trackerlab.experiments.reproduce import BLOG, describe_counts
+from trackerlab.experiments.reproduce import BLOG, describe_counts, reproduce, summary
 from trackerlab.models.delayed import precision_bits_for_tick
 from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_delay, format_number
-from trackerlab.reporting.tables import Column
+from trackerlab.reporting.reproduction import show_reproduction
+from trackerlab.reporting.tables import Column, show_table
 
 DEFAULT_TICK_MS = 1000  # the broker's delayedDeliveryTickTimeMillis
 BLOG_MESSAGES = 10_000_000  # messages of the blog's jmap measurements
 BLOG_POINTS = {"N14": (1, 10), "N15": (4, 10), "N16": (8, 10), "N17": (8, 15)}  # id -> (x, y)
+REPRODUCED_IDS: tuple[str, ...] = (*(f"N{i}" for i in range(11, 20)), "N44", "N45")
+REPRODUCTION_CAPTION = "The blog's and #15500's numbers against the models"
+MIX_TITLE = "Container mix against M (as Java builds it)"
+MIX_CAPTION = "Containers of the time-bucket index (not run-optimized)"
+SPREAD_CAPTION = (
+    "Snapshot (first N messages, 50,000-entry ledgers) against steady state "
+    "(one subscription, broker rollover)"
+)
 
 GRID_COLUMNS: dict[str, str] = {
     "rate_per_ms": "rate x (msg/ms)",
@@ -66,6 +75,68 @@ SPREAD_COLUMNS: dict[str, str] = {
     "steady_heap_b": "triple heap, steady state (B/entry)",
     "snapshot_is_steady": "snapshot = steady state",
 }
+
+
+def show_blog_reproduction() -> tuple[dict[str, int], pd.DataFrame]:
+    """Section 1: reproduce :data:`REPRODUCED_IDS` (the blog's N11-N19, #15500's N44-N45),
+    show them; return the counts per category and the shown rows (indexed by id)."""
+    results = reproduce(REPRODUCED_IDS)
+    return summary(results), show_reproduction(results, REPRODUCTION_CAPTION)
+
+
+def default_bits() -> int:
+    """Bucket bits at the broker's default tick (``floor(log2(1000))`` = 9)."""
+    return precision_bits_for_tick(DEFAULT_TICK_MS)
+
+
+def grid_bits(ticks_ms: Sequence[int]) -> list[int]:
+    """The distinct bucket bits of ``ticks_ms`` (``floor(log2(tick))``), ascending."""
+    return sorted({precision_bits_for_tick(t) for t in ticks_ms})
+
+
+def bucket_grid(
+    messages: int,
+    rates_per_ms: Sequence[float],
+    ticks_ms: Sequence[int],
+    entries_per_ledger: int,
+    delay: str,
+    run_optimize: bool,
+) -> pd.DataFrame:
+    """Section 2's grid: ``bucket_sweeps.grid`` over the rates and the ticks' bucket bits,
+    as Java builds it (and run-optimized when ``run_optimize``), theory by the blog's AES."""
+    return sweeps.grid(
+        messages,
+        rates_per_ms,
+        grid_bits(ticks_ms),
+        entries_per_ledger=entries_per_ledger,
+        delay=delay,
+        run_optimize=(False, True) if run_optimize else (False,),
+        formula="timebucket",
+    )
+
+
+def theory_curves(entries_per_ledger: int) -> pd.DataFrame:
+    """The blog's and the corrected theory over M = 10 .. 10^7.5 (200 points, log-spaced)."""
+    return sweeps.theory_curves(np.logspace(1, 7.5, 200), entries_per_ledger, formula="timebucket")
+
+
+def triple_heap_b_per_entry(messages: int) -> float:
+    """The triple heap's JVM bytes per entry for ``messages`` (:func:`heap_bytes_per_entry`
+    of ``bucket_sweeps.baselines``)."""
+    return heap_bytes_per_entry(sweeps.baselines(messages, ["triple-heap"]))
+
+
+def show_bucket_grid(table: pd.DataFrame, messages: int, delay: str) -> None:
+    """Section 2's table; a long grid keeps the rows at the default tick."""
+    bits = default_bits()
+    show_table(
+        table,
+        GRID_COLUMNS,
+        name="bucket-grid",
+        keep=table.trim_bits == bits,
+        max_rows=12,
+        caption=grid_caption(messages, delay, bits),
+    )
 
 
 def grid_caption(messages: int, delay: str, default_bits: int) -> str:
@@ -122,8 +193,9 @@ def tick_sweep(
     entries_per_ledger: int,
     delay: str,
 ) -> pd.DataFrame:
-    """``bucket_sweeps.precision`` at each tick's bucket bits, with the largest early
-    delivery of tracker variant a (``tick + 2^bits - 1`` ms) and variant c (``tick`` ms)."""
+    """``bucket_sweeps.precision`` at each tick's bucket bits, with the messages per point,
+    the largest early delivery of tracker variant a (``tick + 2^bits - 1`` ms) and of
+    variant c (``tick`` ms)."""
     rows = []
     for tick in ticks_ms:
         bits = precision_bits_for_tick(tick)
@@ -135,6 +207,7 @@ def tick_sweep(
             delay=delay,
             formula="timebucket",
         )
+        part["messages"] = messages
         part["tick_ms"] = tick
         part["early_a_ms"] = tick + (1 << bits) - 1
         part["early_c_ms"] = tick
@@ -158,6 +231,74 @@ def plot_tick_sweep(prec: pd.DataFrame, rate_per_ms: float) -> None:
     ax.set_title(f"Tick against memory at {format_number(rate_per_ms)} messages/ms")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def show_tick_sweep(prec: pd.DataFrame, rate_per_ms: float) -> None:
+    """Section 3's table: the tick sweep as Java builds it (:func:`tick_sweep`)."""
+    show_table(
+        prec,
+        TICK_COLUMNS,
+        name="tick-sweep",
+        keep=~prec.run_optimize,
+        caption=tick_caption(int(prec.messages.iloc[0]), rate_per_ms),
+    )
+
+
+def plot_container_mix(table: pd.DataFrame) -> None:
+    """Section 4's figure: the bitset share of the grid as Java builds it, against M."""
+    from trackerlab.reporting.plots import container_share, plot_container_share
+
+    plot_container_share(container_share(table), MIX_TITLE)
+
+
+def show_container_mix(table: pd.DataFrame) -> None:
+    """Section 4's table: the containers of the grid as Java builds it; a long table keeps
+    the rows at the default tick."""
+    from trackerlab.reporting.plots import container_share
+
+    mix = container_share(table)
+    show_table(
+        mix,
+        MIX_COLUMNS,
+        name="container-mix",
+        keep=mix.trim_bits == default_bits(),
+        max_rows=12,
+        caption=MIX_CAPTION,
+    )
+
+
+def delay_spread(
+    delays: Sequence[str],
+    messages: int,
+    rate_per_ms: float,
+    tick_ms: int,
+    *,
+    entries_per_ledger: int,
+    seed: int,
+    samples: int,
+) -> pd.DataFrame:
+    """Section 5's table (:func:`snapshot_and_steady`): the snapshot of the first
+    ``messages`` (``bucket_sweeps.random_delays``) and the steady state
+    (``steady_state.steady_state``, ``samples`` sample times) of each delay at one rate
+    and tick."""
+    snap = sweeps.random_delays(
+        messages,
+        rate_per_ms,
+        precision_bits_for_tick(tick_ms),
+        delays,
+        entries_per_ledger=entries_per_ledger,
+        seed=seed,
+        formula="timebucket",
+        tick_ms=tick_ms,
+    )
+    rate_per_s = rate_per_ms * 1000
+    steady = steady_state.steady_state(rate_per_s, delays, tick_ms=tick_ms, samples=samples)
+    return snapshot_and_steady(snap, steady, delays, messages, rate_per_s)
+
+
+def show_delay_spread(spread: pd.DataFrame) -> None:
+    """Section 5's table: snapshot against steady state by delay."""
+    show_table(spread, SPREAD_COLUMNS, caption=SPREAD_CAPTION)
 
 
 def snapshot_and_steady(
@@ -258,7 +399,7 @@ def conclusions(
     *,
     heap_b: float,
     counts: dict[str, int],
-    published: int,
+    published: int | None = None,
     random_messages: int,
     random_rate_per_ms: float,
     precision_rate_per_ms: float,
@@ -270,8 +411,11 @@ def conclusions(
     The default point is the swept tick nearest the broker's 1 s, the coarse one the
     largest; the answer quotes delays uniform over 0-1 h when swept (else the first
     non-fixed delay), the second headline the non-fixed delay dearest in steady state.
-    ``published`` is how many published numbers the reproduction checked.
+    ``published`` is how many published numbers the reproduction checked (default: the
+    total of ``counts``, one count per number).
     """
+    if published is None:
+        published = sum(counts.values())
     ticks = list(dict.fromkeys(prec.tick_ms.tolist()))
     default_tick = min(ticks, key=lambda t: abs(t - DEFAULT_TICK_MS))
     coarse_tick = max(ticks)
