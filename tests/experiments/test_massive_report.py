@@ -89,3 +89,11 @@ def test_speed_table():
             "simulated days per second": 0.5,
         }
     ]
+
+
+def test_figures_reject_a_cell_that_is_not_a_number():
+    s12 = summary((416, 290, 64, 0), (24, 24, 24, 0), (0, 0, 0, 0))
+    s12["memory_steady_bytes"] = s12["memory_steady_bytes"].astype(object)
+    s12.loc["triple-heap", "memory_steady_bytes"] = "416 MiB"
+    with pytest.raises(TypeError, match="triple-heap memory_steady_bytes"):
+        mr.figures(s12, s12)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 import trackerlab.experiments.steady_state as steady_state
@@ -108,22 +109,37 @@ class MassiveFigures:
     levels_recovery: float  #: the same, delay levels
 
 
+def _value(frame: pd.DataFrame, row: str, column: str) -> float:
+    """One summary cell as a float: pandas-stubs type a ``.loc`` scalar as any scalar (str,
+    dates, ...); the summaries hold numbers only. Raises ``KeyError`` for a missing row,
+    ``TypeError`` for a cell that is not a number."""
+    value = frame.loc[row, column]
+    if not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{row} {column}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _column_max(frame: pd.DataFrame, rows: Sequence[str], column: str) -> float:
+    """The largest of ``column`` over ``rows``."""
+    return float(frame.loc[list(rows), column].max())
+
+
 def figures(s12: pd.DataFrame, sm: pd.DataFrame) -> MassiveFigures:
     """:class:`MassiveFigures` from the N12 and the mixture summaries."""
-    single = [d for d in sm.index if d != LEVELS]
+    single = [str(d) for d in sm.index if d != LEVELS]
     has_levels = LEVELS in sm.index
     return MassiveFigures(
-        heap_mib=s12.loc["triple-heap", "memory_steady_bytes"] / MIB,
-        pip_mib=s12.loc["pip195-buckets", "memory_steady_bytes"] / MIB,
-        time_buckets_mib=s12.loc["time-buckets", "memory_steady_bytes"] / MIB,
-        levels_n12_mib=s12.loc[LEVELS, "memory_steady_bytes"] / MIB,
-        pip_snapshots_mib=s12.loc["pip195-buckets", "extra_writes_bytes"] / MIB,
-        single_days=sm.loc[single, "retention_max_h"].max() / 24,
-        single_storage_gib=sm.loc[single, "storage_end_bytes"].max() / GIB,
-        levels_days=sm.loc[LEVELS, "retention_max_h"] / 24 if has_levels else float("nan"),
-        levels_mib=sm.loc[LEVELS, "memory_steady_bytes"] / MIB if has_levels else float("nan"),
-        levels_storage_gib=sm.loc[LEVELS, "storage_end_bytes"] / GIB,
-        heap_recovery=sm.loc["triple-heap", "recovery_indexes"],
-        pip_recovery=sm.loc["pip195-buckets", "recovery_indexes"],
-        levels_recovery=sm.loc[LEVELS, "recovery_indexes"],
+        heap_mib=_value(s12, "triple-heap", "memory_steady_bytes") / MIB,
+        pip_mib=_value(s12, "pip195-buckets", "memory_steady_bytes") / MIB,
+        time_buckets_mib=_value(s12, "time-buckets", "memory_steady_bytes") / MIB,
+        levels_n12_mib=_value(s12, LEVELS, "memory_steady_bytes") / MIB,
+        pip_snapshots_mib=_value(s12, "pip195-buckets", "extra_writes_bytes") / MIB,
+        single_days=_column_max(sm, single, "retention_max_h") / 24,
+        single_storage_gib=_column_max(sm, single, "storage_end_bytes") / GIB,
+        levels_days=_value(sm, LEVELS, "retention_max_h") / 24 if has_levels else float("nan"),
+        levels_mib=_value(sm, LEVELS, "memory_steady_bytes") / MIB if has_levels else float("nan"),
+        levels_storage_gib=_value(sm, LEVELS, "storage_end_bytes") / GIB,
+        heap_recovery=_value(sm, "triple-heap", "recovery_indexes"),
+        pip_recovery=_value(sm, "pip195-buckets", "recovery_indexes"),
+        levels_recovery=_value(sm, LEVELS, "recovery_indexes"),
     )
