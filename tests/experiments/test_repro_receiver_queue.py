@@ -264,3 +264,16 @@ def test_verdicts_follow_the_real_runs(report, results):
     # N53 settled against the published 2,2,4; N54's published shape is a real outcome
     assert real.counts("N53")[(2, 2, 4)] == 0
     assert real.counts("N54")[(4, 4, 8)] >= 1 and real.counts("N54")[(8, 8, 8)] == 0
+
+
+def test_a_row_without_a_rate_fails_with_its_id():
+    from dataclasses import replace
+
+    from trackerlab.experiments.reproduce.published import load_published
+    from trackerlab.experiments.reproduce.receiver_queue import _parse
+
+    row = load_published()["N46"]
+    assert _parse(row).rate > 0
+    broken = replace(row, parameters="3 partitions, no rate given")
+    with pytest.raises(ValueError, match=r"N46 has no 'rate N msg/s' in its parameters"):
+        _parse(broken)

@@ -244,13 +244,14 @@ def steady_times(samples: pd.DataFrame, w: PendingWorkload, sub: PendingSub) -> 
     :data:`SETTLE_S` after the first sample at which the client had sent the cap."""
     times = on_schedule(samples, w)
     if sub.mode == "never":
-        reached = [t for t, sent in samples.groupby("t_s")["sent"].max().items()
+        sent_max = samples.groupby("t_s")["sent"].max()
+        reached = [float(t) for t, sent in zip(sent_max.index.to_numpy(dtype=float), sent_max.to_numpy(), strict=True)
                    if sent >= (w.max_unacked or 0)]  # fmt: skip
         return [t for t in times.index if reached and t >= reached[0] + SETTLE_S]
     settle = w.steady_from_s(sub)
     caught: float | None = 0.0
     out = []
-    for t, ok in times.items():
+    for t, ok in zip(times.index.to_numpy(dtype=float), times.to_numpy(), strict=True):
         if not ok:
             caught = None
             continue

@@ -131,7 +131,8 @@ def create_topic(admin_url: str, topic: str, partitions: int) -> None:
 
 def _subscriptions(admin_url: str, topic: str) -> set[str]:
     try:
-        return set(_admin("GET", f"{_topic_url(admin_url, topic)}/subscriptions") or [])
+        names = _admin("GET", f"{_topic_url(admin_url, topic)}/subscriptions")
+        return {str(n) for n in names} if isinstance(names, list) else set()
     except OSError:  # the topic does not exist yet (404) or the broker is busy
         return set()
 
@@ -527,9 +528,10 @@ def write(
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
     stem = f"rq-{facts['pulsar_version']}-{facts['run_id']}{'-smoke' if smoke else ''}"
     run_id, version = str(facts["run_id"]), str(facts["pulsar_version"])
-    return write_frames(
-        out_dir, stem, frames(runs, run_id, version, float(facts["run_seconds"])), meta
-    )
+    seconds = facts["run_seconds"]
+    if not isinstance(seconds, int | float):
+        raise TypeError(f"run_seconds is {seconds!r}, not a number")
+    return write_frames(out_dir, stem, frames(runs, run_id, version, float(seconds)), meta)
 
 
 @dataclass(frozen=True)

@@ -384,7 +384,10 @@ def runs_story(results: BrokerResults) -> str:
 
 
 def _count(value: object) -> str:
-    return "?" if value is None or value != value else f"{int(value)}"
+    """A count as digits; ``?`` when missing (None or NaN) or not a number."""
+    if not isinstance(value, numbers.Real) or value != value:
+        return "?"
+    return f"{math.trunc(value)}"
 
 
 def summary(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -473,7 +476,7 @@ def heap_series(results: BrokerResults) -> pd.DataFrame:
     heap = results.samples
     if heap.empty or "broker_heap_used_bytes" not in heap.columns:
         return pd.DataFrame(columns=["run", "label", "t_s", "heap_mib"])
-    heap = heap.groupby(["run", "t_s"], as_index=False)["broker_heap_used_bytes"].first()
+    heap = heap.groupby(["run", "t_s"])["broker_heap_used_bytes"].first().reset_index()
     names = results.runs.set_index("run")
 
     def label(run: str) -> str:

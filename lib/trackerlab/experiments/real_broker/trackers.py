@@ -40,6 +40,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -378,11 +379,12 @@ def run(
     )  # fmt: skip
 
 
-def summarize(r: TrackersRun) -> dict[str, object]:
+def summarize(r: TrackersRun) -> dict[str, Any]:
     """One row: the last publish sample's figures (entries pending, JOL bytes per entry, the
     metric), the allocation rate over publishing (first to last publish sample), the GC pauses
     from the first to the last publish sample (JVM uptime), the rebuild, the machine's busy
-    share over the run."""
+    share over the run. Values are ``Any``: a record of mixed pandas scalars, formatted per key
+    by :func:`format_table`."""
     s = r.samples
     pub = s[s.phase == "publish"]
     first, last = pub.iloc[0], pub.iloc[-1]

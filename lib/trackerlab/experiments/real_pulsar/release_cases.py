@@ -190,14 +190,14 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
         values = case.values()
         layout = replace(case.request.jvm_layout, roaring_art=release.roaring_art)
         chunks = chunks_in_insertion_order(values)
-        model = SizeResult(
+        model: SizeResult = SizeResult(
             "roaring64",
             len(np.unique(values)),
             jvm_bytes=jr.roaring64_bitmap_bytes(chunks, layout=layout),
         )
         harness = HarnessCase(case.name, "roaring64", values.reshape(-1, 1))
         art = f"{release.default('roaringbitmap')} (ART {layout.roaring_art})"
-        metric = roaring64_serialized_bytes(
+        metric: int | None = roaring64_serialized_bytes(
             [c.key for c in chunks], [c.cardinality for c in chunks]
         )
         return Planned(case, release, "Roaring64Bitmap", None, art, model, metric, harness)
@@ -207,9 +207,10 @@ def plan(case: RealCase, build: PulsarBuild) -> Planned | None:
         harness = HarnessCase(case.name, "triple-queue", rows)
         metric = int(model.details["bytes_capacity"])
         return Planned(case, release, "triple-heap", None, "v2", model, metric, harness)
-    choice, model = size_for_version(case.tracker, release, case.request)
-    if model is None or choice.design is None:
+    choice, versioned = size_for_version(case.tracker, release, case.request)
+    if versioned is None or choice.design is None:
         return None
+    model = versioned
     metric = None
     if case.tracker == "delayed_bucket":
         rows = _delayed_rows(case.request.workload)

@@ -256,8 +256,11 @@ def _total(row: PublishedNumber, entries: int, what: str, version: str = "v2") -
 def one_day_subscription(row: PublishedNumber) -> Reproduction:
     """1 day × 10,000 msg/s in batches of 100 = 8,640,000 entries in one subscription."""
     rep = _total(row, 86_400 * 10_000 // 100, "1 day at 10,000 msg/s, batch 100")
+    v2_mib = rep.values["v2_mib"]
+    if not isinstance(v2_mib, float):  # _total stores bytes / MIB
+        raise TypeError(f"{row.id}: v2_mib is {v2_mib!r}, not a float")
     rep.explanation += (
-        f"; two shared subscriptions hold twice that ({2 * rep.values['v2_mib']:.0f} MiB, "
+        f"; two shared subscriptions hold twice that ({2 * v2_mib:.0f} MiB, "
         f"not {2 * float(row.published):.0f})"
     )
     return rep

@@ -132,7 +132,10 @@ def table_rows(ids: Iterable[str] = IDS) -> list[TableRow]:
 
 
 def _parse(row: PublishedNumber) -> TableRow:
-    rate = float(re.search(r"rate (\d+) msg/s", row.parameters).group(1))
+    found = re.search(r"rate (\d+) msg/s", row.parameters)
+    if found is None:
+        raise ValueError(f"{row.id} has no 'rate N msg/s' in its parameters ({row.parameters!r})")
+    rate = float(found.group(1))
     m = re.match(r"(\d+) partitions", row.parameters)
     per = re.search(r"per partition ([\d,]+)", row.note)
     return TableRow(
