@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 
 import numpy as np
@@ -344,7 +345,9 @@ class DelayedResult:
                 f"\nlevels: {ex['level_partitions']:.0f} partitions by {sc.partition_by}, "
                 f"{ex['republished_entries']:,.0f} entries re-published"
             )
-        formats = {c: (lambda v: f"{v:,.1f}") for c in table.columns}
+        formats: dict[str | int, Callable[[float], str]] = {
+            c: (lambda v: f"{v:,.1f}") for c in table.columns
+        }
         formats["write amp"] = lambda v: f"{v:.3f}"
         with pd.option_context("display.width", 250, "display.max_columns", 20):
             body = table.to_string(formatters=formats)

@@ -282,7 +282,7 @@ def run_bench(cfg: BenchConfig | None = None, log: Callable[[str], None] | None 
     for column, out in (("python_us_per_op", "time_ratio"), ("touches", "touch_ratio")):
         if "pending-acks-treemap" in cfg.layouts:
             base = df[df.layout == "pending-acks-treemap"].set_index(["cycle", "ledgers"])[column]
-            df[out] = df[column] / df.set_index(["cycle", "ledgers"]).index.map(base)
+            df[out] = df[column] / df.set_index(["cycle", "ledgers"]).index.map(base.to_dict())
     return df
 
 

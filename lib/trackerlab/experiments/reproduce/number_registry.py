@@ -355,6 +355,11 @@ def describe_counts(counts: dict[str, int], total: int | None = None) -> str:
     return ", ".join(parts)
 
 
+def _cell(value: object) -> str:
+    """A table cell: numbers (and None) by :func:`_fmt`, anything else as text."""
+    return _fmt(value) if isinstance(value, float) or value is None else str(value)
+
+
 def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
@@ -412,10 +417,7 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
         for c in COLUMNS
         if c not in ("parameters", "explanation", "why", "evidence", "tolerance", "context")
     ]
-    cells = [
-        [_fmt(r[c]) if isinstance(r[c], float) or r[c] is None else str(r[c]) for c in shown]
-        for r in rows
-    ]
+    cells = [[_cell(r[c]) for c in shown] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(shown)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(shown, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)) for row in cells]
@@ -430,7 +432,7 @@ def format_results(results: list[Reproduction], fmt: str = "table") -> str:
     ]
     if notes:
         lines += ["", *notes]
-    contexts = list(dict.fromkeys(r["context"] for r in rows if r["context"]))
+    contexts = list(dict.fromkeys(str(r["context"]) for r in rows if r["context"]))
     if contexts:
         lines += ["", *contexts]
     return "\n".join(lines)
