@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from trackerlab.core.parquet_bytes import read_parquet_bytes
@@ -384,10 +385,12 @@ def runs_story(results: BrokerResults) -> str:
 
 
 def _count(value: object) -> str:
-    """A count as digits; ``?`` when missing (None or NaN) or not a number."""
-    if not isinstance(value, numbers.Real) or value != value:
+    """A count as digits; ``?`` when missing (None or NaN)."""
+    if value is None or value != value:
         return "?"
-    return f"{math.trunc(value)}"
+    if not isinstance(value, int | float | str | np.integer | np.floating):
+        raise TypeError(f"not a count: {value!r}")
+    return f"{int(value)}"
 
 
 def summary(comparison: pd.DataFrame) -> pd.DataFrame:
