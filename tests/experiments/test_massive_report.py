@@ -97,3 +97,20 @@ def test_figures_reject_a_cell_that_is_not_a_number():
     s12.loc["triple-heap", "memory_steady_bytes"] = "416 MiB"
     with pytest.raises(TypeError, match="triple-heap memory_steady_bytes"):
         mr.figures(s12, s12)
+
+
+SMALL = {"rate_per_s": 100.0, "batch_size": 1, "subscriptions": 1, "step_s": 1.0, "samples": 4}
+
+
+def test_run_simulates_the_delay_with_the_common_settings():
+    result = mr.run("fixed:30s", 0.02, SMALL)
+    assert (result.scenario.delay, result.scenario.days, result.scenario.rate_per_s) == (
+        "fixed:30s",
+        0.02,
+        100.0,
+    )
+    # 100 entries/s held 30 s, less the tick (1 s) by which they may leave early: 2,900
+    assert result.summary().loc["triple-heap", "indexed_entries_end"] == 2900
+    runs = mr.profile_runs(["fixed:30s", "fixed:10s"], 0.02, SMALL)
+    assert list(runs) == ["fixed:30s", "fixed:10s"]
+    assert runs["fixed:10s"].summary().loc["triple-heap", "indexed_entries_end"] == 900

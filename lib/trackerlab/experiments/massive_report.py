@@ -20,11 +20,16 @@ GIB = 1024**3
 LEVELS = "delay-level-topics"
 
 
+def run(delay: str, days: float, common: Mapping[str, object]) -> DelayedResult:
+    """One simulation of ``delay``, ``days`` long, with the report's common settings."""
+    return simulate(DelayedScenario(delay=delay, days=days, **common))  # type: ignore[arg-type]  # common: dict[str, object] of DelayedScenario options
+
+
 def profile_runs(
     delays: Sequence[str], days: float, common: Mapping[str, object]
 ) -> dict[str, DelayedResult]:
-    """One simulation per delay profile, ``days`` long, with the report's common settings."""
-    return {d: simulate(DelayedScenario(delay=d, days=days, **common)) for d in delays}  # type: ignore[arg-type]  # common: dict[str, object] of DelayedScenario options
+    """One simulation per delay profile (:func:`run`)."""
+    return {d: run(d, days, common) for d in delays}
 
 
 def summaries(runs: Mapping[str, DelayedResult]) -> dict[str, pd.DataFrame]:

@@ -16,23 +16,49 @@ import pandas as pd
 
 from trackerlab.experiments import massive_report as mr
 from trackerlab.experiments import steady_state
-from trackerlab.experiments.massive_delayed import COLORS, MIB, DelayedResult, reader_summary
+from trackerlab.experiments.massive_delayed import (
+    COLORS,
+    MIB,
+    DelayedResult,
+    DelayedScenario,
+    extras_table,
+    reader_summary,
+)
 from trackerlab.reporting.formatting import format_delay, format_duration, format_number
-from trackerlab.reporting.headline import headline
-from trackerlab.reporting.markdown import show_markdown
+from trackerlab.reporting.headline import answer, headline
+from trackerlab.reporting.markdown import show_conclusions, show_markdown
 from trackerlab.reporting.plots import plot_lines
 from trackerlab.reporting.tables import Column, show_table
 
 __all__ = [
+    "answer_for",
     "answer_text",
     "conclusion_lines",
+    "mixture_caption",
+    "n12_caption",
+    "show_choice",
+    "show_conclusion_section",
+    "show_extras",
     "show_n12_headlines",
     "show_profile_memory",
     "show_profile_tables",
     "show_series",
+    "show_speed",
     "show_summary",
     "show_validation",
 ]
+
+
+def n12_caption(scenario: DelayedScenario) -> str:
+    """The N12 summary's caption: rate, delays, batch, subscriptions and days of ``scenario``."""
+    return (f"N12: {format_number(scenario.rate_per_s)} msg/s, delays {format_delay(scenario.delay)}, "
+            f"batches of {scenario.batch_size}, {scenario.subscriptions} subscriptions, "
+            f"{format_number(scenario.days)} days")  # fmt: skip
+
+
+def mixture_caption(scenario: DelayedScenario) -> str:
+    """The mixture summary's caption: delays and days of ``scenario``."""
+    return f"Delays {format_delay(scenario.delay)}, {format_number(scenario.days)} days"
 
 
 def show_series(
@@ -99,6 +125,25 @@ def show_profile_memory(results: Mapping[str, pd.DataFrame], floor: float = 1e-3
     plt.show()
 
 
+def show_extras(result: DelayedResult) -> None:
+    """Each design's own figures at the end of ``result`` (:func:`extras_table`), long form."""
+    show_table(extras_table(result), {"design": "design", "quantity": "quantity", "value": "value"},
+               caption="Per-design figures of the mixture run", max_rows=40)  # fmt: skip
+
+
+def show_choice(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The design each profile calls for (:func:`~trackerlab.experiments.massive_report.choice_table`),
+    shown; returns the table."""
+    choice = mr.choice_table(results)
+    show_table(choice, caption="The design each profile calls for")
+    return choice
+
+
+def show_speed(named: Mapping[str, DelayedResult]) -> None:
+    """Simulated days per second of each named run (:func:`~trackerlab.experiments.massive_report.speed_table`)."""
+    show_table(mr.speed_table(named), caption="Aggregated simulation speed (four designs)")
+
+
 def show_validation(validation: pd.DataFrame) -> None:
     """Section 4: the aggregated model against per-message runs."""
     show_table(validation, {"design": "design", "delay": "delay", "entries": "entries",
@@ -126,6 +171,27 @@ def answer_text(
         f"{format_number(f.single_days, 2)} days while delay-level topics keep them "
         f"{format_number(f.levels_days, 2)} days and index {format_number(f.levels_mib)} MiB."
     )
+
+
+def answer_for(f: mr.MassiveFigures, n12: DelayedScenario, mixed: DelayedScenario) -> str:
+    """:func:`answer_text` with the rate, delays, batch and subscriptions of the N12 and the
+    mixture scenarios."""
+    return answer_text(f, n12.rate_per_s, n12.delay, n12.batch_size, n12.subscriptions, mixed.delay)
+
+
+def show_conclusion_section(
+    n12: DelayedResult,
+    mixed: DelayedResult,
+    n12_entry: pd.DataFrame,
+    choice: pd.DataFrame,
+    validation: pd.DataFrame,
+) -> None:
+    """The conclusions: the answer (:func:`answer_for`), N12's headlines and the conclusion
+    bullets (:func:`conclusion_lines`), from the figures of the N12 and the mixture runs."""
+    f = mr.figures(n12.summary(), mixed.summary())
+    answer(answer_for(f, n12.scenario, mixed.scenario))
+    show_n12_headlines(f, n12_entry, n12.scenario.subscriptions, n12.scenario.days)
+    show_conclusions(conclusion_lines(f, n12_entry, choice, validation))
 
 
 def show_n12_headlines(
@@ -156,7 +222,7 @@ def conclusion_lines(
         f"{format_number(f.heap_recovery)} indexes with the heap, {format_number(f.pip_recovery)} "
         f"with PIP-195 and {format_number(f.levels_recovery)} with delay levels.",
     ]
-    for delay, design in choice["pick"].items():
+    for delay, design in zip([str(d) for d in choice.index], choice["pick"], strict=True):
         amplification = format_number(choice.loc[delay, "write amplification of levels"], 3)
         lines.append(f"* **Delays {format_delay(delay)}:** {design} (write amplification of delay "
                      f"levels {amplification}).")  # fmt: skip
