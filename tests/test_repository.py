@@ -140,3 +140,46 @@ def test_public_import_check_can_fail():
     assert _public("trackerlab.experiments", "bucket_sweeps")
     assert not _public("trackerlab.models.delayed.bucketed_tracker", "precision_bits_for_tick")
     assert not _public("trackerlab.experiments", "_nothing")
+
+
+#: Issue 30: a notebook keeps its parameters, the calls, the plots and its markdown; its code
+#: outside the parameters cell (one call or two per section: what the design lab's 16 sections
+#: need) stays at most this many lines. Tables and conclusions come from tested functions.
+NOTEBOOK_CODE_LINES_AT_MOST = 45
+
+
+def code_lines(path, parameters: bool = False) -> int:
+    """Non-blank, non-comment lines in a notebook's code cells, the tagged parameters cell
+    counted only when ``parameters``."""
+    nb = json.loads(path.read_text())
+    return sum(
+        1
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        and (parameters or "parameters" not in c["metadata"].get("tags", []))
+        for line in "".join(c["source"]).splitlines()
+        if line.strip() and not line.strip().startswith("#")
+    )
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_notebooks_are_thin(path):
+    lines = code_lines(path)
+    assert lines <= NOTEBOOK_CODE_LINES_AT_MOST, (
+        f"{path.name}: {lines} code lines besides its parameters (at most "
+        f"{NOTEBOOK_CODE_LINES_AT_MOST}); move tables and conclusions into a tested function"
+    )
+
+
+def test_code_line_count_can_fail(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "rate_per_s: float = 1.0  # the rate\n", metadata={"tags": ["parameters"]}
+        ),
+        nbformat.v4.new_markdown_cell("# A title"),
+        nbformat.v4.new_code_cell("# a comment\n\nx = 1\ny = 2\n"),
+    ]
+    path = tmp_path / "n.ipynb"
+    path.write_text(nbformat.writes(nb))
+    assert code_lines(path) == 2 and code_lines(path, parameters=True) == 3
