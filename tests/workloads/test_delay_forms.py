@@ -79,3 +79,15 @@ def test_band_remainder_is_the_conditional_distribution():
     )
     mix = delays.MixtureDelay([(1.0, band), (3.0, base)])
     assert float(mix.cdf(1e12)) == pytest.approx(1.0)
+
+
+def test_mixture_without_parts_gives_float_zeros_shaped_like_x():
+    empty = DelaySpec("mix")
+    xs = np.array([0.0, 1.0, 5.0])
+    for form in (delays.cdf, delays.cdf_integral):
+        out = form(empty, xs)
+        assert isinstance(out, np.ndarray)
+        assert out.dtype == np.float64 and out.shape == xs.shape
+        assert np.array_equal(out, np.zeros(3))
+        scalar = form(empty, 2.0)
+        assert np.shape(scalar) == () and np.asarray(scalar).dtype == np.float64

@@ -59,6 +59,19 @@ def _empirical_table(spec: DelaySpec) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return values, np.cumsum(weights), np.cumsum(weights * values)
 
 
+class _Form(Protocol):
+    def __call__(self, spec: DelaySpec, x: np.ndarray | float) -> np.ndarray: ...
+
+
+def _mixture(form: _Form, spec: DelaySpec, x: np.ndarray) -> np.ndarray:
+    """``sum(w * form(part, x))`` over a mixture's parts, as a float64 array shaped like ``x``
+    (zeros when there are no parts). O(parts * len(x))."""
+    total = np.zeros_like(x, dtype=np.float64)
+    for w, p in zip(spec.weights, spec.parts, strict=True):
+        total = total + w * form(p, x)
+    return total
+
+
 def cdf(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
     """``P(D <= x)`` for every ``x`` (ms)."""
     x = np.asarray(x, dtype=np.float64)
@@ -77,7 +90,7 @@ def cdf(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
         values, cum_w, _ = _empirical_table(spec)
         idx = np.searchsorted(values, x, side="right")
         return np.where(idx > 0, cum_w[np.maximum(idx - 1, 0)], 0.0)
-    return sum(w * cdf(p, x) for w, p in zip(spec.weights, spec.parts, strict=True))
+    return _mixture(cdf, spec, x)
 
 
 def cdf_integral(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
@@ -102,7 +115,7 @@ def cdf_integral(spec: DelaySpec, x: np.ndarray | float) -> np.ndarray:
         idx = np.searchsorted(values, x, side="right")
         below = np.maximum(idx - 1, 0)
         return np.where(idx > 0, x * cum_w[below] - cum_wv[below], 0.0)
-    return sum(w * cdf_integral(p, x) for w, p in zip(spec.weights, spec.parts, strict=True))
+    return _mixture(cdf_integral, spec, x)
 
 
 def mean(spec: DelaySpec) -> float:
