@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import deque
+from collections.abc import Callable, Sequence
 from heapq import heappop, heappush
 from itertools import count
+from typing import TypedDict
 
 from trackerlab.models.receiver_queue.dispatcher import Dispatcher
 from trackerlab.models.receiver_queue.go import GoPartitionConsumer
@@ -41,6 +43,16 @@ from trackerlab.models.receiver_queue.rate_limiter import SmoothBurstyLimiter
 #: Heap event kinds, in the order they run at equal times.
 FLOW, RECHECK, NOTIFY, READ, ARRIVAL, BATCH_TIMEOUT, SAMPLE = range(7)
 _BROKER_KINDS = {"recheck": RECHECK, "notify": NOTIFY, "read": READ}
+
+
+class _ConsumerArgs(TypedDict):
+    """Keyword arguments shared by :class:`GoPartitionConsumer` and :class:`JavaConsumer`."""
+
+    auto: bool
+    memory: MemoryLimitController
+    message_bytes: int
+    flows: list[tuple[int, int, int]]
+    size_log: list[tuple[int, int, int]]
 
 
 class HarnessEngine:
@@ -131,7 +143,7 @@ class HarnessEngine:
 
     def _build_client(self) -> None:
         cfg = self.cfg
-        common = dict(
+        common = _ConsumerArgs(
             auto=cfg.auto_scale,
             memory=self.memory,
             message_bytes=cfg.message_bytes,
@@ -139,15 +151,21 @@ class HarnessEngine:
             size_log=self.size_log,
         )
         pmax = cfg.partition_max_size
-        self.parent = None
+        #: the partition consumers of one client (``cfg.client``): the other list stays empty
+        self.go_cons: list[GoPartitionConsumer] = []
+        self.java_cons: list[JavaConsumer] = []
+        self.parent: MultiTopicsConsumer | None = None
+        self._advance: Callable[[int], None]
         if cfg.client == "go":
-            self.cons = [GoPartitionConsumer(q, pmax, **common) for q in range(cfg.partitions)]
+            self.go_cons = [GoPartitionConsumer(q, pmax, **common) for q in range(cfg.partitions)]
+            self.cons: Sequence[GoPartitionConsumer | JavaConsumer] = self.go_cons
             self._advance = self._advance_go
             return
-        self.cons = [JavaConsumer(q, pmax, **common) for q in range(cfg.partitions)]
+        self.java_cons = [JavaConsumer(q, pmax, **common) for q in range(cfg.partitions)]
+        self.cons = self.java_cons
         if cfg.partitions > 1:
             self.parent = MultiTopicsConsumer(
-                self.cons,
+                self.java_cons,
                 cfg.receiver_queue_size,
                 auto=cfg.auto_scale,
                 memory=self.memory,
@@ -162,7 +180,10 @@ class HarnessEngine:
             self._advance = self._advance_java_multi
         else:
             self._advance = self._advance_java
-        fronts = [*self.cons, *([self.parent] if self.parent is not None else [])]
+        fronts: list[JavaConsumer | MultiTopicsConsumer] = [
+            *self.java_cons,
+            *([self.parent] if self.parent is not None else []),
+        ]
         self.memory.triggers.extend(c.reduce for c in fronts)
 
     def _arm_timeout(self, q: int, token: int, at: int) -> None:
@@ -179,27 +200,30 @@ class HarnessEngine:
 
     def _arrival(self, q: int, first: int, k: int, t: int) -> None:
         sizes = self.msgs[q]
-        c = self.cons[q]
         total = 0
         if self.cfg.client == "go":
+            g = self.go_cons[q]
             queue = self.queue
             for i in range(first, first + k):
                 n = sizes[i]
-                c.messages_received(n, t)
+                g.messages_received(n, t)
                 queue.append([q, n])
                 total += n
             self.held_q[q] += total
-        elif self.parent is None:
-            for i in range(first, first + k):
-                c.enqueue(sizes[i], t)
-                total += sizes[i]
+            mine = self.held_q[q]
         else:
-            parent = self.parent
-            for i in range(first, first + k):
-                parent.child_arrival(c, sizes[i], t)
-                total += sizes[i]
+            c = self.java_cons[q]
+            if self.parent is None:
+                for i in range(first, first + k):
+                    c.enqueue(sizes[i], t)
+                    total += sizes[i]
+            else:
+                parent = self.parent
+                for i in range(first, first + k):
+                    parent.child_arrival(c, sizes[i], t)
+                    total += sizes[i]
+            mine = c.incoming
         self.held += total
-        mine = self.held_q[q] if self.cfg.client == "go" else c.incoming
         if mine > self.peak[q]:
             self.peak[q] = mine
         if self.held > self.peak_client:
@@ -219,7 +243,8 @@ class HarnessEngine:
 
     def _advance_go(self, limit: int) -> None:
         """The Go perf consumer until ``limit``, an empty channel, or a Flow."""
-        queue, cons, app, flows, held_q = self.queue, self.cons, self.app, self.flows, self.held_q
+        queue, app, flows, held_q = self.queue, self.app, self.flows, self.held_q
+        cons = self.go_cons
         taken = 0
         last = self.last_take
         while queue:
@@ -261,7 +286,7 @@ class HarnessEngine:
 
     def _advance_java(self, limit: int) -> None:
         """A Java application on one ``ConsumerImpl``: receive until empty, a limit or a Flow."""
-        c, app, flows = self.cons[0], self.app, self.flows
+        c, app, flows = self.java_cons[0], self.app, self.flows
         while True:
             t0 = self.app_ready
             if t0 >= limit:
@@ -282,6 +307,7 @@ class HarnessEngine:
     def _advance_java_multi(self, limit: int) -> None:
         """A Java application on the multi-topics parent."""
         p, app, flows, heap = self.parent, self.app, self.flows, self.heap
+        assert p is not None, "only set as _advance when there is a parent"
         while True:
             t0 = self.app_ready
             if t0 >= limit:
@@ -345,8 +371,10 @@ class HarnessEngine:
         elif kind == NOTIFY:
             disp[q].notify(a, t)
         elif kind == BATCH_TIMEOUT:
-            self.parent.batch_timeout(q, a, t)
-            if self.waiting and self.parent.incoming:
+            parent = self.parent
+            assert parent is not None, "batch timeouts are armed by a multi-topics parent only"
+            parent.batch_timeout(q, a, t)
+            if self.waiting and parent.incoming:
                 self.waiting = False
                 self.app_ready = max(self.app_ready, t)
         else:
@@ -388,7 +416,10 @@ class HarnessEngine:
 
     def _result(self) -> HarnessResult:
         cons, parent = self.cons, self.parent
-        fronts = [*cons, *([parent] if parent is not None else [])]
+        fronts: list[GoPartitionConsumer | JavaConsumer | MultiTopicsConsumer] = [
+            *cons,
+            *([parent] if parent is not None else []),
+        ]
         return HarnessResult(
             config=self.cfg,
             final_sizes=tuple(c.size for c in cons),

@@ -257,10 +257,11 @@ class JavaConsumer(_QueueBase):
 class _ParentQueue(_QueueBase):
     """What every ``MultiTopicsConsumerImpl`` model shares: its minimum size and resizing.
 
-    Subclasses keep ``children`` and define ``resume_if_needed``.
+    Subclasses keep ``children`` (a slot of their own) and define ``resume_if_needed``.
     """
 
     __slots__ = ()
+    children: list[JavaConsumer]
 
     def min_size(self) -> int:
         """``MultiTopicsConsumerImpl.minReceiverQueueSize``: at least one per partition. O(1)."""

@@ -99,8 +99,16 @@ class _PartitionProducer:
     )
 
     def __init__(
-        self, phase, delay_ns, payload, max_messages, max_bytes, max_pending, timing, latency
-    ):
+        self,
+        phase: float,
+        delay_ns: float,
+        payload: int,
+        max_messages: int,
+        max_bytes: int,
+        max_pending: int,
+        timing: ProducerTiming,
+        latency: list[float] | None,
+    ) -> None:
         self.phase = phase
         self.latency = latency
         self.delay = delay_ns
@@ -268,14 +276,15 @@ def perf_producer(
     produced = blocked = 0
     hung_at = None
     end = float(duration_ns)
-    # the token bucket's closed form inline (TokenBucket.act_ns / sends_before / take)
-    bucket = isinstance(lim, TokenBucket)
-    interval = lim.interval if bucket else 0.0
-    burst_ns = lim.burst * interval if bucket else 0.0
+    # the token bucket's closed form inline (TokenBucket.act_ns / sends_before / take);
+    # `bucket` is the limiter when it is a TokenBucket, else None
+    bucket = lim if isinstance(lim, TokenBucket) else None
+    interval = bucket.interval if bucket is not None else 0.0
+    burst_ns = bucket.burst * interval if bucket is not None else 0.0
     single = partitions == 1
     while True:
-        if bucket:
-            virtual, floor = lim.virtual, caller - burst_ns
+        if bucket is not None:
+            virtual, floor = bucket.virtual, caller - burst_ns
             base = virtual if virtual > floor else floor  # D* of a run starting at caller
             act = base + interval
             if caller > act:
@@ -299,7 +308,7 @@ def perf_producer(
             limit = pp.flush_at if pp.flush_at is not None else pp.next_tick_after(act)
             if limit > end:
                 limit = end
-            if bucket:  # sends of this run acting strictly before limit
+            if bucket is not None:  # sends of this run acting strictly before limit
                 n = math.ceil((limit - base) / interval) - 1
                 ready = math.floor((caller - base) / interval)
                 n = n if n > ready else ready
@@ -308,11 +317,11 @@ def perf_producer(
             if n < m:
                 m = n
         if m > 0:
-            if bucket:
+            if bucket is not None:
                 last = base + m * interval
                 if caller > last:
                     last = caller
-                lim.virtual = base + m * interval
+                bucket.virtual = base + m * interval
             else:
                 last = lim.act_ns(caller, m - 1)
                 lim.take(caller, m)
