@@ -310,8 +310,8 @@ def _entries_for_keys(
             continue
         owner = np.repeat(np.arange(len(keys)), counts)
         u = keys[owner] + width * rng.random(total)
-        d = delays.sample_truncated(part, np.maximum(u - t, 0.0), u, rng.random(total))
-        idx = np.floor((u - d) * r).astype(np.int64)
+        drawn = delays.sample_truncated(part, np.maximum(u - t, 0.0), u, rng.random(total))
+        idx = np.floor((u - drawn) * r).astype(np.int64)
         ok = (idx >= 0) & (idx < last)
         out_keys.append(owner[ok])
         out_idx.append(idx[ok])
@@ -763,7 +763,7 @@ def pip195_design(topic: Topic, retention: Retention, settings: Settings) -> Des
     mutable_from, seal_step = _mutable_start_and_seal_steps(topic, seal_at_arr)
     mutable = topic.pending(mutable_from, t, t + tick)
     adds = topic.rate * topic.step_ms * topic.tracked_fraction
-    sealed_sizes = (
+    sealed_sizes: np.ndarray | list[float] = (
         topic.pending(seal_start_arr, seal_at_arr, seal_at_arr + tick) if len(seal_at) else []
     )
     mutable_cap = _mutable_queue_capacity(seal_step, sealed_sizes, adds, mutable)

@@ -143,6 +143,10 @@ class LongBitmapIndex:
 class LongBitmapBucketTracker(BucketDelayedTracker):
     """Variant ``c`` with ``LongBitmap`` leaves and both counters, driven by ``now_ms``."""
 
+    # the base's add/add_arrays/first_bucket paths work on either index; this class overrides
+    # the methods that need more (drain, memoryUsage), so the narrower type is sound here
+    index: LongBitmapIndex  # type: ignore[assignment]  # replaces the base's TimeBucketIndex
+
     def __init__(
         self,
         tick_ms: int = 1000,
@@ -161,6 +165,7 @@ class LongBitmapBucketTracker(BucketDelayedTracker):
         cutoff = self.bucket_cutoff(now_ms)
         while n > 0 and index.buckets:
             first = index.first_bucket()
+            assert first is not None  # index.buckets is not empty
             if first > cutoff:
                 break
             ledgers = index.buckets[first]

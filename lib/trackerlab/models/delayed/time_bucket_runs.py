@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TypedDict, Unpack
 
 from trackerlab.models.delayed.bucketed_tracker import BucketDelayedTracker, precision_bits_for_tick
 from trackerlab.models.time_buckets.shapes import (
@@ -25,6 +26,16 @@ from trackerlab.sizing.jvm import LAYOUTS
 from trackerlab.sizing.python import python_real_bytes
 from trackerlab.sizing.request import SizeResult
 from trackerlab.workloads.stream import Workload
+
+
+class BucketRunOptions(TypedDict, total=False):
+    """The optional :class:`BucketRun` fields :meth:`BucketRun.delayed` passes through."""
+
+    shape: str
+    run_optimize: bool
+    layout: str
+    roaring: str
+    formula: str
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,9 @@ class BucketRun:
             )
 
     @classmethod
-    def delayed(cls, workload: Workload, tick_ms: int, **options: object) -> BucketRun:
+    def delayed(
+        cls, workload: Workload, tick_ms: int, **options: Unpack[BucketRunOptions]
+    ) -> BucketRun:
         """The time-bucketed delayed tracker's run at ``tick_ms`` (no Java method). O(1)."""
         return cls(workload, precision_bits_for_tick(tick_ms), tick_ms=tick_ms, **options)
 

@@ -85,7 +85,7 @@ def float_times(value: int | float, factor: float) -> int:
     return int(np.float32(value) * np.float32(factor))
 
 
-def float_divide(value: int | float, factor: float) -> int:
+def float_divide(value: int | float, factor: float | np.floating) -> int:
     """Java ``(int)(value / factor)`` with an int ``value`` and a ``float`` ``factor``."""
     return int(np.float32(value) / np.float32(factor))
 
@@ -628,7 +628,7 @@ class ConcurrentLongLongPairHashMap:
         if not assume_unique:
             first, last = first_and_last_occurrence(k1, k2, hashes)
         if first is None or len(first) == len(k1):  # no repeated key
-            columns = (k1, k2, v1, v2)
+            columns: tuple[np.ndarray, ...] = (k1, k2, v1, v2)
         else:
             columns = (k1[first], k2[first], v1[last], v2[last])
             hashes = hashes[first]

@@ -75,7 +75,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -217,7 +217,7 @@ class _Run:
         """Drop the maps (the pages go back to the OS). O(1)."""
         self.cols = None
 
-    def _ss(self, col: int, lo: int, hi: int, value: int, side: str) -> int:
+    def _ss(self, col: int, lo: int, hi: int, value: int, side: Literal["left", "right"]) -> int:
         arr = self.open()[col]
         v = value - self.bases[col]
         if v < 0:
