@@ -46,7 +46,7 @@ from trackerlab.core.log4j import file_log4j2, py4j_messages_to
 from trackerlab.core.paths import cache_dir
 
 if TYPE_CHECKING:
-    from pyspark import SparkConf
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
 #: Session settings applied when the configuration lacks them.
@@ -127,13 +127,14 @@ def check_master(master: str) -> str:
         return master
     if master == "yarn":
         return master
+    addresses: list[tuple[str, int]]
     if master.startswith("spark://"):
         addresses = []
         for part in master.removeprefix("spark://").split(","):
-            host, _, port = part.partition(":")
-            if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+            host, _, port_text = part.partition(":")
+            if not host or not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
                 raise UsageError(f"--master {master!r}: expected spark://HOST:PORT[,HOST:PORT]")
-            addresses.append((host, int(port)))
+            addresses.append((host, int(port_text)))
     elif master.startswith("k8s://"):
         url = urlsplit(master.removeprefix("k8s://"))
         if not url.hostname:
@@ -157,6 +158,21 @@ def check_master(master: str) -> str:
     return master
 
 
+def _conf_str(conf: SparkConf, key: str) -> str:
+    """``conf.get(key)`` for a key :func:`_configure` has set (``spark.master``, the
+    :data:`DEFAULTS`). O(1)."""
+    value = conf.get(key)
+    assert value is not None, f"{key} is set by _configure"
+    return value
+
+
+def _master_of(sc: SparkContext) -> str:
+    """A running context's master URL (always set once it started). O(1)."""
+    master = sc.master
+    assert master is not None, "a started SparkContext has a master"
+    return master
+
+
 def _configure(conf: SparkConf, master: str | None, app_name: str) -> Path:
     """Set the master (``master``, the configured one, else ``local[*]``; checked), the
     loopback binding of a machine-local run, the app name, :data:`DEFAULTS` and the driver's
@@ -166,8 +182,8 @@ def _configure(conf: SparkConf, master: str | None, app_name: str) -> Path:
     elif not conf.contains("spark.master"):
         conf.setMaster("local[*]")
     else:
-        check_master(conf.get("spark.master"))
-    used = conf.get("spark.master")
+        check_master(_conf_str(conf, "spark.master"))
+    used = _conf_str(conf, "spark.master")
     if _LOCAL.match(used) or urlsplit(used.replace("spark://", "http://", 1)).hostname in (
         "127.0.0.1",
         "localhost",
@@ -194,7 +210,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
         require_java()
     except JavaMissing as exc:
         raise SparkJavaMissing(str(exc)) from None
-    from pyspark import SparkConf
+    from pyspark import SparkConf, SparkContext
 
     # pyspark starts workers with $PYSPARK_PYTHON (spark-submit sets it from
     # spark.pyspark.python); by default, this interpreter and its packages
@@ -214,7 +230,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     except UsageError:
         raise
     except Exception as exc:  # a JVM that did not start, a master Spark refused
-        used = conf.get("spark.master")
+        used = _conf_str(conf, "spark.master")
         hint = "" if _LOCAL.match(used) else f" (is {used} a Spark master with free workers?)"
         raise UsageError(
             f"cannot start Spark ({used}): {_java_reason(exc)}{hint}; details in {log}"
@@ -224,7 +240,7 @@ def get_session(master: str | None = None, app_name: str = DEFAULT_APP_NAME) -> 
     wait_for_executors(spark)
     ship_package(spark)
     for key in ("spark.sql.ansi.enabled", "spark.sql.execution.arrow.maxRecordsPerBatch"):
-        spark.conf.set(key, conf.get(key))  # runtime settings also on a reused session
+        spark.conf.set(key, _conf_str(conf, key))  # runtime settings also on a reused session
     return spark
 
 
@@ -365,7 +381,7 @@ def wait_for_executors(spark: SparkSession, timeout_s: float | None = None) -> N
     UsageError if none did (a master that accepts connections but gives no resources would
     otherwise leave the first job waiting forever). Nothing to wait for in local mode."""
     sc = spark.sparkContext
-    if sc.master.startswith("local"):
+    if _master_of(sc).startswith("local"):
         return
     timeout_s = EXECUTOR_WAIT_S if timeout_s is None else timeout_s
     deadline = time.monotonic() + timeout_s
@@ -386,7 +402,7 @@ def ship_package(spark: SparkSession) -> Path | None:
     Python path (``SparkContext.addPyFile``), once per session. None in local mode, where the
     workers import it from this interpreter's environment."""
     sc = spark.sparkContext
-    if sc.master.startswith("local") or getattr(sc, "_trackerlab_shipped", None):
+    if _master_of(sc).startswith("local") or getattr(sc, "_trackerlab_shipped", None):
         return None
     import tempfile
     import zipfile
@@ -398,7 +414,7 @@ def ship_package(spark: SparkSession) -> Path | None:
             if path.is_file() and "__pycache__" not in path.parts:
                 z.write(path, Path("trackerlab") / path.relative_to(root))
     sc.addPyFile(str(target))
-    sc._trackerlab_shipped = target
+    setattr(sc, "_trackerlab_shipped", target)  # noqa: B010  # a marker attribute pyspark does not declare
     return target
 
 

@@ -36,7 +36,7 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,7 @@ def expected_identities(points: Iterable[Any]) -> dict[str, dict[str, Any]]:
     return {p.key: identity_of(p.columns()) for p in points}
 
 
-def identity_of(columns: Mapping[str, Any]) -> dict[str, Any]:
+def identity_of(columns: Mapping[str, Any] | pd.Series) -> dict[str, Any]:
     """A point's identity columns (:data:`IDENTITY`) from its row or grid columns."""
     return {c: _plain(columns.get(c)) for c in IDENTITY}
 
@@ -235,7 +235,7 @@ class SweepStore:
         manifest.update({"grid": name, "source": source, "grid_keys": keys})
         self._write_manifest(manifest)
 
-    def write_point(self, key: str, rows: list[Mapping[str, Any]], summary: Mapping) -> Path:
+    def write_point(self, key: str, rows: Sequence[Mapping[str, Any]], summary: Mapping) -> Path:
         """Write one point's rows durably, then record it (and its checksum) in the manifest."""
         path = self.root / POINTS / f"{key}.parquet"
         data = _point_bytes(key, list(rows))

@@ -54,7 +54,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -331,7 +331,7 @@ def _finalize_partials(batches: Iterator[pd.DataFrame]) -> Iterator[pd.DataFrame
             out = bc.finish_partials(
                 rows["a"].to_numpy(np.int64), rows["b"].to_numpy(np.int64), sums
             )
-            yield encode_output(int(p), out)
+            yield encode_output(int(cast(int, p)), out)  # groups of the int64 "point" column
 
 
 @dataclass
@@ -499,7 +499,9 @@ class _ExecutorWatch:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> _ExecutorWatch:
-        if not self.sc.master.startswith("local"):
+        master = self.sc.master
+        assert master is not None, "a started SparkContext has a master"
+        if not master.startswith("local"):
             self.thread.start()
         return self
 
@@ -537,7 +539,9 @@ def memory_report(spark: SparkSession) -> dict[str, float]:
         "python_driver_peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     }
     try:
-        mf = spark._jvm.java.lang.management.ManagementFactory
+        jvm = spark._jvm
+        assert jvm is not None  # no JVM gateway: the AssertionError is caught below
+        mf = jvm.java.lang.management.ManagementFactory
         peak = 0
         for pool in mf.getMemoryPoolMXBeans():
             if str(pool.getType()) == "Heap memory":
