@@ -139,7 +139,7 @@ def _select(workloads: tuple, name: str | None) -> tuple:
     return tuple(w for w in workloads if w.name == name)
 
 
-def _run_set(args: argparse.Namespace, experiment, describe: Callable[[object], str]) -> list:
+def _run_set(args: argparse.Namespace, experiment, describe: Callable[[Any], str]) -> list:
     """Run ``experiment``'s set (``--smoke``: its SMOKE) on each release, printing a line per
     workload and one when it is done; returns the results, or raises the broker's, host's or
     client's one-line failure."""
@@ -201,7 +201,8 @@ def compare_stored(folder: Path | None) -> int:
             derived.append((path, *delayed.recompare(path)))
         except ValueError as exc:
             raise UsageError(f"{exc}; nothing was rewritten") from None
-    shown, rows = [], []
+    shown = []
+    rows: list[Any] = []  # the comparison frames' row namedtuples (.error, .verdict)
     for path, comparison, meta in derived:
         stem = path.name.removesuffix("-samples.parquet")
         results.write_frames(folder, stem, {"": comparison}, meta)
@@ -320,7 +321,7 @@ def run_trackers(args: argparse.Namespace) -> int:
         raise UsageError(
             "--pulsar-version: not for trackers (each tracker names its release: --tracker)"
         )
-    smoke = tr.SMOKE if args.smoke else {}
+    smoke: dict[str, Any] = tr.SMOKE if args.smoke else {}  # names and numbers, by key
     choices = tr.select(
         args.tracker,
         tr.TRACKERS,

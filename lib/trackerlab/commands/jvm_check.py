@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from trackerlab.core.errors import UsageError, shown
+
+if TYPE_CHECKING:
+    from trackerlab.jvmcheck.pulsar.harness_runner import HarnessCase, Measured
+    from trackerlab.jvmcheck.pulsar.maven import ClassPath
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -142,6 +149,13 @@ def _check(cases, how: str, uncompressed_oops: bool) -> int:
     return 1 if counts["FAIL"] else 0
 
 
+def _measure_on(classpath: ClassPath, cases: list[HarnessCase]) -> Sequence[Measured]:
+    """The rows ``cases`` measure in one harness JVM on ``classpath`` (one JVM start)."""
+    from trackerlab.jvmcheck.pulsar import harness_runner
+
+    return harness_runner.run(classpath, cases).measured
+
+
 def _check_pulsar(args: argparse.Namespace) -> int:
     """Real Pulsar classes per release: real bytes, model bytes, difference, verdict."""
     from trackerlab.experiments.real_pulsar import release_cases as real
@@ -180,7 +194,7 @@ def _check_pulsar(args: argparse.Namespace) -> int:
     for b in builds:
         try:
             cp = maven.build(b.version, b.client_only)
-            rows = real.run_build(b, cases, lambda hc, cp=cp: harness_runner.run(cp, hc).measured)
+            rows = real.run_build(b, cases, functools.partial(_measure_on, cp))
         except (
             maven.MavenUnavailable,
             maven.HarnessBuildFailed,

@@ -4,6 +4,7 @@ size columns; ``trackerlab designs``: the catalog."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from trackerlab.core import strict_json
@@ -115,7 +116,7 @@ def _add_designs(subparsers: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_designs)
 
 
-def _print_catalog(buildable: list[str], listing: bool) -> int:
+def _print_catalog(buildable: Sequence[str], listing: bool) -> int:
     """``size --list``: one line per buildable design; without ``--list``, the usage error."""
     from trackerlab.catalog import CATALOG
     from trackerlab.core.errors import UsageError
