@@ -10,6 +10,7 @@ kernel's first-touch page faults, which depend on what the process freed before.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,6 +71,11 @@ def _timed(fn: Callable[[], object]) -> tuple[object, float]:
     return result, best
 
 
+def _triple_jvm_bytes(queue: TripleLongPriorityQueue) -> int:
+    """The queue's heap plus direct-buffer bytes. O(1)."""
+    return queue.jvm_bytes() + queue.jvm_direct_bytes()
+
+
 def _sizing(structure: object, jvm: Callable[[], int]) -> tuple[int, float]:
     start = time.perf_counter()
     jvm_bytes = jvm()
@@ -94,7 +100,8 @@ def bench_pair_map(messages: int, loop_messages: int, seed: int = 0) -> list[Ben
     _, loop_seconds = _timed(loop)
     for unique in (True, False):
         built, seconds = _timed(
-            lambda unique=unique: ConcurrentLongLongPairHashMap.from_arrays(
+            functools.partial(
+                ConcurrentLongLongPairHashMap.from_arrays,
                 ledger,
                 entry,
                 zeros,
@@ -134,9 +141,9 @@ def bench_triple_heap(messages: int, loop_messages: int, seed: int = 0) -> list[
 
         _, loop_seconds = _timed(loop)
         cols = (at[perm], ledger[perm], entry[perm])
-        built, seconds = _timed(lambda cols=cols: TripleLongPriorityQueue.build(*cols))
+        built, seconds = _timed(functools.partial(TripleLongPriorityQueue.build, *cols))
         assert isinstance(built, TripleLongPriorityQueue)
-        jvm_bytes, sizing = _sizing(built, lambda b=built: b.jvm_bytes() + b.jvm_direct_bytes())
+        jvm_bytes, sizing = _sizing(built, functools.partial(_triple_jvm_bytes, built))
         rows.append(
             BenchRow(
                 f"triple-heap bulk ({label})",

@@ -172,6 +172,7 @@ def bench_plan(
             counts, t = fast_counts(stream)
             planned = design.size_from_counts(counts, None, COMPRESSED)
             planner_s = time.perf_counter() - started
+            assert planned.jvm_bytes is not None  # time buckets always size the JVM column
             exact_s = exact_bytes = None
             if n <= exact_up_to:
                 log(f"  exact {kind} {n:,} ...")

@@ -369,7 +369,8 @@ def _launch_until_ready(
             (run / PID_FILE).write_text(f"{proc.pid}\n")
             broker = Broker(
                 release.version, run, proc.pid, ports, _proc_start(proc.pid) or 0, started_at,
-                0.0, classpath_seconds=cp.seconds, extra_jvm_options=extra, main_class=main_class,
+                0.0, classpath_seconds=cp.seconds, extra_jvm_options=tuple(extra),
+                main_class=main_class,
             )  # fmt: skip
             _write_run(broker, state="starting")
         if interrupted():
