@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -32,7 +31,6 @@ import numpy as np
 
 import trackerlab.broker.classpath as classpath
 from trackerlab.broker.versions import BrokerRelease, select_release
-from trackerlab.core.interrupts import die_with_parent
 from trackerlab.core.java_runtime import java_executable, require_java
 from trackerlab.core.paths import cache_dir
 from trackerlab.jvmcheck.pulsar import harness_runner, maven
@@ -290,21 +288,12 @@ def size_check(
             *args,
         ]
         t0 = time.perf_counter()
-        with open(log, "wb") as err:
-            proc = subprocess.Popen(
-                cmd, stdout=subprocess.PIPE, stderr=err, preexec_fn=die_with_parent
-            )
-            try:
-                out, _ = proc.communicate(timeout=RUN_TIMEOUT_S)
-            except BaseException:  # timeout or Ctrl-C: the JVM is stopped by its PID
-                proc.kill()
-                proc.wait()
-                raise
+        out, returncode = harness_runner.run_java(cmd, log, RUN_TIMEOUT_S)
     seconds = time.perf_counter() - t0
-    if proc.returncode != 0:
+    if returncode != 0:
         first = log.read_text(errors="replace").strip().splitlines()
         raise SizeCheckFailed(
-            f"SizeCheck exited with {proc.returncode}: {first[-1] if first else 'no output'} "
+            f"SizeCheck exited with {returncode}: {first[-1] if first else 'no output'} "
             f"(log: {log})"
         )
     return parse_output(out.decode("utf-8", errors="replace").splitlines(), seconds)

@@ -131,6 +131,21 @@ def _param(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def run_java(cmd: Sequence[str], log: Path, timeout_s: float) -> tuple[bytes, int]:
+    """Run a JVM command to its end: stdout captured, stderr written to ``log``, the JVM dying
+    with this process. On a timeout or Ctrl-C the JVM is stopped by its PID and the exception
+    propagates. Its stdout and exit code."""
+    with open(log, "wb") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, preexec_fn=die_with_parent)
+        try:
+            out, _ = proc.communicate(timeout=timeout_s)
+        except BaseException:  # timeout or Ctrl-C: the JVM is stopped by its PID
+            proc.kill()
+            proc.wait()
+            raise
+    return out, proc.returncode
+
+
 def _run_jvm(classpath: ClassPath, args: list[str], allow_case_errors: bool) -> JvmRun:
     require_java()
     java = java_executable() or "java"
@@ -139,23 +154,16 @@ def _run_jvm(classpath: ClassPath, args: list[str], allow_case_errors: bool) -> 
     log = logs / f"pulsar-{classpath.version}-{os.getpid()}.log"
     cmd = [java, *jvm_options(), "-cp", os.pathsep.join(classpath.entries()), MAIN_CLASS, *args]
     t0 = time.perf_counter()
-    with open(log, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, preexec_fn=die_with_parent)
-        try:
-            out, _ = proc.communicate(timeout=RUN_TIMEOUT_S)
-        except BaseException:  # timeout or Ctrl-C: the JVM is stopped by its PID
-            proc.kill()
-            proc.wait()
-            raise
+    out, returncode = run_java(cmd, log, RUN_TIMEOUT_S)
     seconds = time.perf_counter() - t0
     text = out.decode("utf-8", errors="replace").splitlines()
     if not text or not text[0].startswith("jvm\t"):
         raise HarnessFailed(
             f"the Pulsar {classpath.version} harness JVM failed: {_first_error(log)} (log: {log})"
         )
-    if proc.returncode not in ((0, 1) if allow_case_errors else (0,)):
+    if returncode not in ((0, 1) if allow_case_errors else (0,)):
         raise HarnessFailed(
-            f"the Pulsar {classpath.version} harness JVM exited with {proc.returncode} (log: {log})"
+            f"the Pulsar {classpath.version} harness JVM exited with {returncode} (log: {log})"
         )
     head = text[0].split("\t")
     measured = tuple(_measured(line) for line in text[1:] if line.startswith("case\t"))
