@@ -410,7 +410,7 @@ def streamed_sorted_build(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _boundaries(samples, every: int) -> list[tuple[int, int, int]]:
+def _boundaries(samples: list[tuple[np.ndarray, ...]], every: int) -> list[tuple[int, int, int]]:
     if not samples:
         return []
     t, led, e = (np.concatenate(c) for c in zip(*samples, strict=True))
@@ -419,7 +419,13 @@ def _boundaries(samples, every: int) -> list[tuple[int, int, int]]:
     return list(zip(t[pick].tolist(), led[pick].tolist(), e[pick].tolist(), strict=True))
 
 
-def _key_order_pass(runs, samples, every, containers, layout):
+def _key_order_pass(
+    runs: list[_Run],
+    samples: list[tuple[np.ndarray, ...]],
+    every: int,
+    containers: _Containers,
+    layout: JvmLayout,
+) -> tuple[sc.SortedBuild, int, int, int, int]:
     bounds = _boundaries(samples, every)
     cuts = [[0] * len(runs)]
     cuts += [[r.lower_bound(b) for r in runs] for b in bounds]
