@@ -57,8 +57,8 @@ lab: $(STAMP)
 	@exec $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(LAB_ROOT) $(LAB_ARGS) $(LAB_NOTEBOOK)
 
 lint: $(STAMP)
-	@$(BIN)/ruff check lib tests && $(BIN)/ruff format --check lib tests
+	@$(BIN)/ruff check lib tests && $(BIN)/ruff format --check lib tests && $(BIN)/python -m mypy
 
-## make typecheck: mypy over lib/ ([tool.mypy] in pyproject.toml); joins `make lint` once clean
+## make typecheck: mypy over lib/ alone ([tool.mypy] in pyproject.toml; `make lint` runs it too)
 typecheck: $(STAMP)
 	@$(BIN)/python -m mypy

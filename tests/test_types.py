@@ -48,12 +48,6 @@ def test_every_type_ignore_in_lib_gives_a_reason():
     assert found == [], "type: ignore without a '# reason' on the same line:\n" + "\n".join(found)
 
 
-#: mypy's error count over lib/ at the last commit that lowered it (issue 30 item 5 is in
-#: progress). The count may only fall: lower this number with each commit that fixes errors;
-#: at 0 the test asks that mypy be clean and joins ``make lint``.
-MYPY_ERRORS_AT_MOST = 308
-
-
 def mypy_error_count(output: str) -> int:
     """The N of mypy's "Found N errors in M files" line; 0 on "Success"."""
     match = re.search(r"^Found (\d+) errors? in \d+ files?", output, re.MULTILINE)
@@ -72,12 +66,10 @@ def test_the_error_count_is_read_from_mypys_summary():
 
 
 @pytest.mark.slow
-def test_mypy_errors_do_not_grow():
+def test_mypy_is_clean():
+    """mypy over lib/ ([tool.mypy] in pyproject.toml) reports no error: `make lint` and CI."""
     done = subprocess.run(
         [sys.executable, "-m", "mypy"], cwd=REPO, capture_output=True, text=True, timeout=1800
     )
     count = mypy_error_count(done.stdout + done.stderr)
-    assert count <= MYPY_ERRORS_AT_MOST, (
-        f"mypy reports {count} errors in lib/, more than the {MYPY_ERRORS_AT_MOST} allowed:\n"
-        + done.stdout[-4000:]
-    )
+    assert count == 0, f"mypy reports {count} errors in lib/:\n" + done.stdout[-4000:]
