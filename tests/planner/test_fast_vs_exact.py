@@ -170,7 +170,7 @@ def test_a_message_takes_one_delay_of_several_in_a_bucket():
 
 
 def test_atom_clusters_group_delays_closer_than_a_bucket():
-    from trackerlab.planner.snapshot import _atom_clusters
+    from trackerlab.workloads.delay_forms import atom_clusters as _atom_clusters
 
     atoms = [(5_000.0, 0.2), (1_000.0, 0.2), (1_050.0, 0.2), (1_000.0, 0.2), (9_000.0, 0.2)]
     assert _atom_clusters(atoms, 64) == [

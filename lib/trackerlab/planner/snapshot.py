@@ -24,7 +24,6 @@ Random draws use a generator seeded from ``seed``, so both answers are reproduci
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import replace
 
@@ -117,7 +116,7 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
     if stream.visible_ms is not None:
         top = np.minimum(top, math.floor(t + stream.visible_ms) + 1)
     indexed = [(d, p) for d, p in delay_forms.atoms(stream.delay) if d > stream.admit_after_ms]
-    for cluster in _atom_clusters(indexed, width):
+    for cluster in delay_forms.atom_clusters(indexed, width):
         if len(cluster) == 1:
             ((d, p),) = cluster
             w_lo = np.clip(key - d, a, b)
@@ -138,22 +137,6 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
         card += c
         runs += _random_runs(c, segment, rng)
     return card, np.clip(np.round(runs), np.minimum(card, 1), card).astype(np.int64)
-
-
-def _atom_clusters(atoms: list[tuple[float, float]], width: int) -> list[list[tuple[float, float]]]:
-    """The point masses grouped so that two whose publication windows for one bucket can
-    overlap (delays less than ``width`` ms apart, equal delays included) share a group; groups
-    in the order of their first atom, so a delay of well-separated atoms draws as before.
-    O(atoms log atoms)."""
-    order = sorted(range(len(atoms)), key=lambda i: atoms[i][0])
-    group = list(range(len(atoms)))
-    for prev, cur in itertools.pairwise(order):
-        if atoms[cur][0] - atoms[prev][0] < width:
-            group[cur] = group[prev]
-    clusters: dict[int, list[tuple[float, float]]] = {}
-    for i, atom in enumerate(atoms):  # a group first met at its first atom: the given order
-        clusters.setdefault(group[i], []).append(atom)
-    return list(clusters.values())
 
 
 def _atom_cluster_cards(

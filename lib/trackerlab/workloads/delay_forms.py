@@ -21,6 +21,7 @@ integer-ms flooring of :meth:`DelaySpec.sample` (a bias below 1 ms).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -180,6 +181,23 @@ def atoms(spec: DelaySpec, weight: float = 1.0) -> list[tuple[float, float]]:
             a for w, p in zip(spec.weights, spec.parts, strict=True) for a in atoms(p, weight * w)
         ]
     return []
+
+
+def atom_clusters(atoms: list[tuple[float, float]], width: int) -> list[list[tuple[float, float]]]:
+    """``atoms`` (``(delay_ms, probability)``, :func:`atoms`) grouped so that two whose
+    publication windows for one bucket of ``width`` ms can overlap (delays less than ``width``
+    apart, equal delays included) share a group: a message takes one delay, so within a group
+    its choice is one draw, not one per atom. Groups come in the order of their first atom.
+    O(atoms log atoms)."""
+    order = sorted(range(len(atoms)), key=lambda i: atoms[i][0])
+    group = list(range(len(atoms)))
+    for prev, cur in itertools.pairwise(order):
+        if atoms[cur][0] - atoms[prev][0] < width:
+            group[cur] = group[prev]
+    clusters: dict[int, list[tuple[float, float]]] = {}
+    for i, atom in enumerate(atoms):  # a group first met at its first atom: the given order
+        clusters.setdefault(group[i], []).append(atom)
+    return list(clusters.values())
 
 
 def continuous_parts(spec: DelaySpec, weight: float = 1.0) -> list[tuple[DelaySpec, float]]:

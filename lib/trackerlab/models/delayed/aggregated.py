@@ -274,6 +274,17 @@ def heap_design(topic: Topic, retention: Retention, settings: Settings) -> Desig
 # --------------------------------------------------------------------------- (b) time buckets
 
 
+def _uniform_of(idx: np.ndarray, salt: int) -> np.ndarray:
+    """A uniform in [0, 1) per message index, the same for one index wherever it is drawn
+    (SplitMix64's finalizer of ``idx + salt``). O(len(idx))."""
+    z = idx.astype(np.uint64) + np.uint64(salt)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+
+
 def _entries_for_keys(
     topic: Topic, keys: np.ndarray, width: int, t: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -283,24 +294,33 @@ def _entries_for_keys(
     r = topic.rate
     out_keys, out_idx = [], []
     last = math.floor(t * r)  # entries 0..last-1 published by t
-    for delay, p in delays.atoms(topic.spec):
-        d = int(delay)
-        lo = np.clip(keys - d, 0, t + 1)
-        hi = np.clip(keys - d + width, 0, t + 1)
-        i_lo = np.minimum(np.ceil(lo * r).astype(np.int64), last)
-        i_hi = np.minimum(np.ceil(hi * r).astype(np.int64), last)
-        counts = np.maximum(i_hi - i_lo, 0)
-        total = int(counts.sum())
-        if total == 0:
-            continue
-        owner = np.repeat(np.arange(len(keys)), counts)
-        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        idx = i_lo[owner] + offsets
-        if p < 1.0:
-            keep = rng.random(total) < p
-            owner, idx = owner[keep], idx[keep]
-        out_keys.append(owner)
-        out_idx.append(idx)
+    for cluster in delays.atom_clusters(delays.atoms(topic.spec), width):
+        # a message takes one delay: within a group of atoms whose windows overlap, one
+        # uniform per message (hashed from its index) picks its atom, so no id lands twice
+        salt = int(rng.integers(1 << 62)) if len(cluster) > 1 else 0
+        below = 0.0
+        for delay, p in cluster:
+            d = int(delay)
+            lo = np.clip(keys - d, 0, t + 1)
+            hi = np.clip(keys - d + width, 0, t + 1)
+            i_lo = np.minimum(np.ceil(lo * r).astype(np.int64), last)
+            i_hi = np.minimum(np.ceil(hi * r).astype(np.int64), last)
+            counts = np.maximum(i_hi - i_lo, 0)
+            total = int(counts.sum())
+            if total > 0:
+                owner = np.repeat(np.arange(len(keys)), counts)
+                offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+                idx = i_lo[owner] + offsets
+                if len(cluster) > 1:
+                    u = _uniform_of(idx, salt)
+                    keep = (u >= below) & (u < below + p)
+                    owner, idx = owner[keep], idx[keep]
+                elif p < 1.0:
+                    keep = rng.random(total) < p
+                    owner, idx = owner[keep], idx[keep]
+                out_keys.append(owner)
+                out_idx.append(idx)
+            below += p
     for part, p in delays.continuous_parts(topic.spec):
         g = delays.SpecDelay(part).cdf_integral
         mu = r * p * (g(keys + width) - g(keys) - g(keys + width - t) + g(keys - t))
