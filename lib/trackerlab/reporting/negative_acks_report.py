@@ -6,17 +6,23 @@ The notebook keeps its parameters, calls these functions and shows what they ret
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pandas as pd
 
+from trackerlab.experiments import bucket_sweeps as sweeps
 from trackerlab.experiments.reproduce import PIP_X50, PIP_X500, describe_counts
 from trackerlab.reporting.findings import Findings, Headline
 from trackerlab.reporting.formatting import format_delay, format_number, format_percent
-from trackerlab.reporting.tables import Column
+from trackerlab.reporting.plots import container_share, plot_container_share
+from trackerlab.reporting.tables import Column, show_table
 
 DEFAULT_BITS = 8  # the client's negativeAckPrecisionBitCnt
 BASELINES = {"nack-hash-map": "A: HashMap", "nack-pair-map": "B: pair hash map"}
 PIP_POINTS = {"N04": PIP_X500, "N09": PIP_X50, "N10": PIP_X500}  # id -> the PIP's run
 PAIR_MAP_RANGE_B = (48, 213)  # PIP-393's bytes per entry of the pair hash map
+PIP_IDS: list[str] = [f"N{i:02d}" for i in range(1, 11)]  # the PIP's numbers (section 1)
 
 GRID_COLUMNS: dict[str, str] = {
     "rate_per_ms": "rate x (nacks/ms)",
@@ -88,6 +94,133 @@ def delays_caption(messages: int, rate_per_ms: float) -> str:
     )
 
 
+def bucket_grid(
+    messages: int,
+    rates_per_ms: Sequence[float],
+    trim_bits: Sequence[int],
+    entries_per_ledger: int,
+    delay: str,
+    run_optimize: bool,
+) -> pd.DataFrame:
+    """``sweeps.grid`` as Java builds it, and also run-optimized when ``run_optimize``."""
+    variants = (False, True) if run_optimize else (False,)
+    return sweeps.grid(
+        messages,
+        rates_per_ms,
+        trim_bits,
+        entries_per_ledger=entries_per_ledger,
+        delay=delay,
+        run_optimize=variants,
+    )
+
+
+def theory_curves(entries_per_ledger: int) -> pd.DataFrame:
+    """``sweeps.theory_curves`` at 200 values of M from 1 to 10^7 (log-spaced)."""
+    return sweeps.theory_curves(np.logspace(0, 7, 200), entries_per_ledger)
+
+
+def baselines(messages: int, baseline_messages: int) -> pd.DataFrame:
+    """The hash-map versions A and B (:data:`BASELINES`) sized at
+    ``min(messages, baseline_messages)`` entries, indexed by design."""
+    count = min(messages, baseline_messages)
+    return sweeps.baselines(count, list(BASELINES)).set_index("design")
+
+
+def precision(
+    messages: int, rate_per_ms: float, bits: Sequence[int], entries_per_ledger: int, delay: str
+) -> pd.DataFrame:
+    """``sweeps.precision``: the precision sweep over ``bits`` trimmed bits."""
+    return sweeps.precision(
+        messages, rate_per_ms, bits, entries_per_ledger=entries_per_ledger, delay=delay
+    )
+
+
+def random_subsets(
+    messages: int,
+    rate_per_ms: float,
+    trim_bits: int,
+    fractions: Sequence[float],
+    entries_per_ledger: int,
+    seed: int,
+) -> pd.DataFrame:
+    """``sweeps.random_subsets``: random shares ``fractions`` of the stream, nacked."""
+    return sweeps.random_subsets(
+        messages,
+        rate_per_ms,
+        trim_bits,
+        fractions,
+        entries_per_ledger=entries_per_ledger,
+        seed=seed,
+    )
+
+
+def show_grid(table: pd.DataFrame, messages: int, delay: str) -> None:
+    """The bucket grid as a table (rows at :data:`DEFAULT_BITS` when long)."""
+    show_table(
+        table,
+        GRID_COLUMNS,
+        name="bucket-grid",
+        keep=table.trim_bits == DEFAULT_BITS,
+        max_rows=12,
+        caption=grid_caption(messages, delay),
+    )
+
+
+def show_precision(prec: pd.DataFrame, messages: int, rate_per_ms: float) -> None:
+    """The precision sweep as Java builds it, as a table."""
+    show_table(
+        prec,
+        PRECISION_COLUMNS,
+        name="precision",
+        keep=~prec.run_optimize,
+        caption=precision_caption(messages, rate_per_ms),
+    )
+
+
+def plot_mix(table: pd.DataFrame) -> None:
+    """Section 4's figure: the grid's container mix (:func:`container_share`)."""
+    plot_container_share(container_share(table), "Container mix against M (as Java builds it)")
+
+
+def show_mix(table: pd.DataFrame) -> None:
+    """The grid's container mix (:func:`container_share`) as a table, rows at
+    :data:`DEFAULT_BITS` when long."""
+    mix = container_share(table)
+    show_table(
+        mix,
+        MIX_COLUMNS,
+        name="container-mix",
+        keep=mix.trim_bits == DEFAULT_BITS,
+        max_rows=12,
+        caption="Containers of the time-bucket index (not run-optimized)",
+    )
+
+
+def show_subsets(subsets: pd.DataFrame) -> None:
+    """The random subsets as a table."""
+    show_table(subsets, SUBSET_COLUMNS, caption="Random subsets of the stream, nacked")
+
+
+def show_delays(
+    messages: int,
+    rate_per_ms: float,
+    delays: Sequence[str],
+    entries_per_ledger: int,
+    seed: int,
+) -> pd.DataFrame:
+    """``sweeps.random_delays`` at :data:`DEFAULT_BITS` shown as a table; returns it."""
+    spread = sweeps.random_delays(
+        messages,
+        rate_per_ms,
+        DEFAULT_BITS,
+        delays,
+        entries_per_ledger=entries_per_ledger,
+        seed=seed,
+    )
+    show_table(spread, SPREAD_COLUMNS, caption=delays_caption(messages, rate_per_ms))
+    return spread
+
+
 def pip_points(repro: pd.DataFrame) -> pd.DataFrame:
     """The PIP's measurements N04, N09 and N10 (bytes per entry) at their messages per
     bucket M, for the stars of the bytes-per-entry figure."""
@@ -142,10 +275,10 @@ def plot_precision(prec: pd.DataFrame, rate_per_ms: float) -> None:
 
 
 def plot_random_subsets(
-    subsets: pd.DataFrame, pair_map_b: float, rate_per_ms: float, trim_bits: int
+    subsets: pd.DataFrame, base: pd.DataFrame, rate_per_ms: float, trim_bits: int
 ) -> None:
     """Section 5's figure: bytes per nacked entry against the share nacked, with the
-    entropy bound and the pair hash map."""
+    entropy bound and the pair hash map (``base``: :func:`baselines`)."""
     import matplotlib.pyplot as plt
 
     from trackerlab.reporting.plots import legend_outside
@@ -155,6 +288,7 @@ def plot_random_subsets(
     ax.plot(f, subsets.jvm_b_per_entry, "o-", label="time buckets (JVM model)")
     ax.plot(f, subsets.python_b_per_entry, "s--", mfc="none", label="time buckets (Python-real)")
     ax.plot(f, subsets.entropy_b_per_entry.clip(lower=1e-3), "k:", label="entropy bound")
+    pair_map_b = base.loc["nack-pair-map", "jvm_b_per_entry"]
     ax.axhline(pair_map_b, color="C3", lw=1, label="B: pair hash map (JVM model)")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -171,6 +305,142 @@ def jvm_per_entry(frame: pd.DataFrame, **where: object) -> float:
     for column, value in where.items():
         rows = rows[rows[column] == value]
     return float(rows.jvm_b_per_entry.iloc[0]) if len(rows) else float("nan")
+
+
+def default_bits(prec: pd.DataFrame) -> int:
+    """The swept bit count nearest ``negativeAckPrecisionBitCnt = 8``."""
+    swept = list(dict.fromkeys(prec.trim_bits.tolist()))
+    return int(min(swept, key=lambda b: abs(b - DEFAULT_BITS)))
+
+
+def sparse_subset(subsets: pd.DataFrame) -> tuple[pd.Series | None, float]:
+    """The random subset with the largest share below 1 (None if none), and the JVM bytes
+    per entry when every message is nacked (NaN if not swept)."""
+    partial = subsets[subsets.fraction < 1]
+    sparse = partial.loc[partial.fraction.idxmax()] if len(partial) else None
+    every = subsets[subsets.fraction >= 1]
+    every_b = float(every.jvm_b_per_entry.iloc[0]) if len(every) else float("nan")
+    return sparse, every_b
+
+
+def answer(
+    prec: pd.DataFrame,
+    subsets: pd.DataFrame,
+    base: pd.DataFrame,
+    *,
+    precision_rate_per_ms: float,
+    subset_rate_per_ms: float,
+    subset_trim_bits: int,
+) -> str:
+    """The report's answer: the default point against the hash maps, then the sparse
+    random subset against nacking every message."""
+    bits = default_bits(prec)
+    at_default = jvm_per_entry(prec, trim_bits=bits, run_optimize=False)
+    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
+    hash_map = float(base["jvm_b_per_entry"]["nack-hash-map"])
+    sparse, every_b = sparse_subset(subsets)
+    text = (
+        f"At the default {bits} bits (redelivered up to {(1 << bits) - 1:,} ms "
+        f"early), PIP-393's time buckets hold a nacked message in {format_number(at_default, 2)} "
+        f"B at {format_number(precision_rate_per_ms)} nack/ms, against "
+        f"{format_number(pair_map, 2)} B in the pair hash map it "
+        f"replaced and {format_number(hash_map, 2)} B in the HashMap before it"
+    )
+    if sparse is not None and (subsets.fraction >= 1).any():
+        text += (
+            f". Nacking a random {format_percent(sparse.fraction)} of the messages instead of all "
+            f"of them costs {format_number(sparse.jvm_b_per_entry, 2)} B per nacked message "
+            f"instead of {format_number(every_b, 2)} B (at {format_number(subset_rate_per_ms)} "
+            f"msg/ms, {subset_trim_bits} bits)"
+        )
+    return text + "."
+
+
+def headlines(
+    prec: pd.DataFrame, base: pd.DataFrame, *, precision_rate_per_ms: float, baseline_messages: int
+) -> list[Headline]:
+    """The index's figures: the default point and the pair hash map it replaced."""
+    bits = default_bits(prec)
+    at_default = jvm_per_entry(prec, trim_bits=bits, run_optimize=False)
+    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
+    return [
+        Headline(
+            f"time buckets, {bits} bits, {format_number(precision_rate_per_ms)} nack/ms",
+            f"{format_number(at_default, 3)} B/entry",
+            "JVM model",
+        ),
+        Headline(
+            "pair hash map (before PIP-393)",
+            f"{format_number(pair_map, 3)} B/entry",
+            f"JVM model, {baseline_messages:,} entries",
+        ),
+    ]
+
+
+def reproduction_bullet(counts: dict[str, int], published: int) -> str:
+    """How many of the PIP's ``published`` numbers the models reproduce."""
+    return (
+        f"* **Reproduction** of the PIP's {published} numbers, once the Java objects are "
+        f"counted: {describe_counts(counts)}; its theory is right in shape but wrong in detail "
+        "(x/y swapped, 4 B for 2 B, no run containers)."
+    )
+
+
+def precision_bullet(prec: pd.DataFrame, base: pd.DataFrame) -> str:
+    """The default point against the pair map and the HashMap."""
+    bits = default_bits(prec)
+    at_default = jvm_per_entry(prec, trim_bits=bits, run_optimize=False)
+    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
+    hash_map = float(base["jvm_b_per_entry"]["nack-hash-map"])
+    return (
+        f"* **Precision:** at {bits} bits time buckets cost "
+        f"{format_number(at_default, 3)} B/entry, {format_number(pair_map / at_default, 2)}× "
+        f"less than the pair map and {format_number(hash_map / at_default, 2)}× less than the "
+        "HashMap."
+    )
+
+
+def full_buckets_bullet(table: pd.DataFrame) -> str:
+    """The grid's largest M as Java builds it."""
+    largest_m = table[~table.run_optimize].sort_values("messages_per_bucket").iloc[-1]
+    return (
+        f"* **Full buckets:** at M = {format_number(largest_m.messages_per_bucket)} nacks per "
+        f"bucket the cost falls to {format_number(largest_m.jvm_b_per_entry, 3)} B/entry."
+    )
+
+
+def run_containers_bullet(prec: pd.DataFrame) -> str:
+    """The default point with run containers (not in Java)."""
+    bits = default_bits(prec)
+    runs_default = jvm_per_entry(prec, trim_bits=bits, run_optimize=True)
+    return (
+        f"* **Run containers** (not in Java) would bring the {bits}-bit point to "
+        f"{format_number(runs_default, 3)} B/entry."
+    )
+
+
+def random_subsets_bullet(sparse: pd.Series, every_b: float) -> str:
+    """The sparse random subset against nacking every message and the entropy bound."""
+    return (
+        f"* **Random subsets:** nacking {format_percent(sparse.fraction)} of the messages "
+        f"costs {format_number(sparse.jvm_b_per_entry, 3)} B per nacked entry "
+        f"({format_number(sparse.jvm_b_per_entry / every_b, 2)}× the cost when every "
+        "message is nacked), "
+        f"{format_number(sparse.jvm_b_per_entry / sparse.entropy_b_per_entry, 2)}× the "
+        "entropy bound."
+    )
+
+
+def backoff_bullet(spread: pd.DataFrame, base: pd.DataFrame) -> str:
+    """The dearest redelivery delay against the pair map."""
+    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
+    worst = spread.loc[spread.jvm_b_per_entry.idxmax()]
+    verdict = "more" if worst.jvm_b_per_entry > pair_map else "less"
+    return (
+        f"* **Varying backoff:** redelivery delays {format_delay(str(worst['delay']))} cost "
+        f"{format_number(worst.jvm_b_per_entry, 3)} B/entry in a snapshot of the first nacks "
+        f"({verdict} than the pair map)."
+    )
 
 
 def conclusions(
@@ -191,82 +461,35 @@ def conclusions(
     """The report's answer, headlines and bullets from the grid, the precision sweep, the
     random subsets, the redelivery delays and the hash-map baselines (indexed by design).
 
-    The default point is the swept bit count nearest ``negativeAckPrecisionBitCnt = 8``;
-    the sparse subset is the largest share below 1; the full-bucket bullet quotes the
-    grid's largest M as Java builds it; the backoff bullet the dearest redelivery delay.
-    ``published`` is how many published numbers the reproduction checked.
+    The default point is the swept bit count nearest ``negativeAckPrecisionBitCnt = 8``
+    (:func:`default_bits`); the sparse subset is the largest share below 1
+    (:func:`sparse_subset`); the full-bucket bullet quotes the grid's largest M as Java
+    builds it; the backoff bullet the dearest redelivery delay. ``published`` is how many
+    published numbers the reproduction checked.
     """
-    swept = list(dict.fromkeys(prec.trim_bits.tolist()))
-    default_bits = min(swept, key=lambda b: abs(b - DEFAULT_BITS))
-    at_default = jvm_per_entry(prec, trim_bits=default_bits, run_optimize=False)
-    runs_default = jvm_per_entry(prec, trim_bits=default_bits, run_optimize=True)
-    pair_map = float(base["jvm_b_per_entry"]["nack-pair-map"])
-    hash_map = float(base["jvm_b_per_entry"]["nack-hash-map"])
-    partial = subsets[subsets.fraction < 1]
-    sparse = partial.loc[partial.fraction.idxmax()] if len(partial) else None
-    every = subsets[subsets.fraction >= 1]
-    every_b = float(every.jvm_b_per_entry.iloc[0]) if len(every) else float("nan")
-    largest_m = table[~table.run_optimize].sort_values("messages_per_bucket").iloc[-1]
-    rate = format_number(precision_rate_per_ms)
-
-    text = (
-        f"At the default {default_bits} bits (redelivered up to {(1 << default_bits) - 1:,} ms "
-        f"early), PIP-393's time buckets hold a nacked message in {format_number(at_default, 2)} "
-        f"B at {rate} nack/ms, against {format_number(pair_map, 2)} B in the pair hash map it "
-        f"replaced and {format_number(hash_map, 2)} B in the HashMap before it"
-    )
-    if sparse is not None and len(every):
-        text += (
-            f". Nacking a random {format_percent(sparse.fraction)} of the messages instead of all "
-            f"of them costs {format_number(sparse.jvm_b_per_entry, 2)} B per nacked message "
-            f"instead of {format_number(every_b, 2)} B (at {format_number(subset_rate_per_ms)} "
-            f"msg/ms, {subset_trim_bits} bits)"
+    findings = Findings(
+        answer=answer(
+            prec,
+            subsets,
+            base,
+            precision_rate_per_ms=precision_rate_per_ms,
+            subset_rate_per_ms=subset_rate_per_ms,
+            subset_trim_bits=subset_trim_bits,
         )
-    findings = Findings(answer=text + ".")
-    findings.headlines += [
-        Headline(
-            f"time buckets, {default_bits} bits, {rate} nack/ms",
-            f"{format_number(at_default, 3)} B/entry",
-            "JVM model",
-        ),
-        Headline(
-            "pair hash map (before PIP-393)",
-            f"{format_number(pair_map, 3)} B/entry",
-            f"JVM model, {baseline_messages:,} entries",
-        ),
-    ]
-
+    )
+    findings.headlines += headlines(
+        prec, base, precision_rate_per_ms=precision_rate_per_ms, baseline_messages=baseline_messages
+    )
     lines = findings.lines
     lines += [
-        f"* **Reproduction** of the PIP's {published} numbers, once the Java objects are "
-        f"counted: {describe_counts(counts)}; its theory is right in shape but wrong in detail "
-        "(x/y swapped, 4 B for 2 B, no run containers).",
-        f"* **Precision:** at {default_bits} bits time buckets cost "
-        f"{format_number(at_default, 3)} B/entry, {format_number(pair_map / at_default, 2)}× "
-        f"less than the pair map and {format_number(hash_map / at_default, 2)}× less than the "
-        "HashMap.",
-        f"* **Full buckets:** at M = {format_number(largest_m.messages_per_bucket)} nacks per "
-        f"bucket the cost falls to {format_number(largest_m.jvm_b_per_entry, 3)} B/entry.",
+        reproduction_bullet(counts, published),
+        precision_bullet(prec, base),
+        full_buckets_bullet(table),
     ]
     if run_optimize:
-        lines.append(
-            f"* **Run containers** (not in Java) would bring the {default_bits}-bit point to "
-            f"{format_number(runs_default, 3)} B/entry."
-        )
+        lines.append(run_containers_bullet(prec))
+    sparse, every_b = sparse_subset(subsets)
     if sparse is not None:
-        lines.append(
-            f"* **Random subsets:** nacking {format_percent(sparse.fraction)} of the messages "
-            f"costs {format_number(sparse.jvm_b_per_entry, 3)} B per nacked entry "
-            f"({format_number(sparse.jvm_b_per_entry / every_b, 2)}× the cost when every "
-            "message is nacked), "
-            f"{format_number(sparse.jvm_b_per_entry / sparse.entropy_b_per_entry, 2)}× the "
-            "entropy bound."
-        )
-    worst = spread.loc[spread.jvm_b_per_entry.idxmax()]
-    verdict = "more" if worst.jvm_b_per_entry > pair_map else "less"
-    lines.append(
-        f"* **Varying backoff:** redelivery delays {format_delay(str(worst['delay']))} cost "
-        f"{format_number(worst.jvm_b_per_entry, 3)} B/entry in a snapshot of the first nacks "
-        f"({verdict} than the pair map)."
-    )
+        lines.append(random_subsets_bullet(sparse, every_b))
+    lines.append(backoff_bullet(spread, base))
     return findings
