@@ -216,3 +216,13 @@ def test_bullets_by_finding() -> None:
         "* **Varying backoff:** redelivery delays spread uniformly from 0 to 1 min cost 100 "
         "B/entry in a snapshot of the first nacks (more than the pair map)."
     )
+    sparse, every_b = report.sparse_subset(subsets)
+    assert sparse is not None
+    assert report.random_subsets_bullet(sparse, every_b) == (
+        "* **Random subsets:** nacking 10% of the messages costs 30 B per nacked entry "
+        "(20× the cost when every message is nacked), 50× the entropy bound."
+    )
+    assert report.reproduction_bullet({"reproduced": 3}, 10).startswith(
+        "* **Reproduction** of the PIP's 10 numbers, once the Java objects are counted: "
+        "3 of 3 reproduce within tolerance;"
+    )
