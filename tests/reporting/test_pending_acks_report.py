@@ -166,3 +166,80 @@ def test_show_datasets_returns_jvm_bytes_and_shows_python_only_when_asked(shown)
     assert len(shown) == 1 and "JVM bytes per layout (KiB)" in shown[0]["text/html"]
     report.show_datasets(table, python_sizes=True)
     assert len(shown) == 3 and "Python-real bytes per layout (KiB)" in shown[2]["text/html"]
+
+
+def test_repro_ids_are_n20_to_n43() -> None:
+    assert len(report.REPRO_IDS) == 24
+    assert report.REPRO_IDS[:2] == ["N20", "N21"] and report.REPRO_IDS[-1] == "N43"
+
+
+def test_seed_sizes_cover_every_layout_and_seed_dataset() -> None:
+    table = report.seed_sizes(python_sizes=False)
+    assert len(table) == len(report.LAYOUT_ORDER) * len(report.sizes.SEED_CASES)
+    assert table.python_bytes.isna().all()
+    jvm = report.by_dataset(table, "jvm_bytes")
+    assert jvm.loc["50,000 entries / 1 ledgers", TREEMAP] == 4_400_136  # 88.0 B per entry
+    assert jvm.loc["100 entries / 1 ledgers", TREEMAP] == 8936
+
+
+def test_window_grid_and_its_table(shown) -> None:
+    grid = report.window_grid([1000], [1, 2])
+    assert len(grid) == 2 * len(report.LAYOUT_ORDER)
+    wide = report.window_table(grid)
+    assert wide.loc[(1000, 1), "treemap"] == pytest.approx(88.136)
+    assert wide.loc[(1000, 2), "open-hash-bitset"] == pytest.approx(35.44)
+    assert wide.loc[(1000, 2), "pair-hash"] == pytest.approx(65.688)
+    report.show_window_table(grid)
+    (table,) = shown
+    assert "JVM bytes per pending entry" in table["text/html"]
+
+
+def test_bench_costs_and_seed_direction(shown) -> None:
+    costs = report.bench_costs([1, 5], entries=2000, ops=200, repeats=1)
+    assert set(costs.layout) == set(report.LAYOUT_ORDER)
+    assert sorted(set(costs.ledgers)) == [1, 5]
+    cell = costs[(costs.cycle == "dispatchAndAckCycle") & (costs.ledgers == 1)]
+    at = cell.set_index("layout")
+    assert at.loc[TREEMAP, "touch_ratio"] == 1.0
+    assert at.loc[TREEMAP, "touches"] == pytest.approx(46.44)
+    assert at.loc[BITSET, "touches"] == pytest.approx(28.227656)
+    direction = report.seed_direction(costs)
+    first = direction.iloc[0]
+    assert (first.cycle, first.ledgers, first.seed_old, first.seed_new) == (
+        "dispatchAndAckCycle",
+        1,
+        204.8,
+        192.9,
+    )
+    assert first.touch_change == pytest.approx(28.227656 / 46.44 - 1)
+    report.show_direction(direction)
+    (table,) = shown
+    assert "The seed&#x27;s JMH direction against the models" in table["text/html"]  # escaped
+
+
+def test_conclusion_parts_by_finding() -> None:
+    jvm, grid, held, direction = _frames()
+    entries, row = report.one_ledger(jvm)
+    assert entries == 50_000 and row[BITSET] == MIB
+    assert (report.touch_wins(direction), report.touches_agree(direction)) == (2, 2)
+    assert report.touches_agree(direction.iloc[:0]) == 0
+    assert report.smallest_bullet(jvm) == (
+        "* **Smallest layout** for 50,000 entries in one ledger: open-hash-bitset with 1 MiB "
+        "(21.0 B/entry); the TreeMap needs 4× as much."
+    )
+    assert report.window_bullets(grid, [1000]) == [
+        "* **Window of 1,000 entries over 5 ledgers:** treemap 95 B/entry, "
+        "open-hash-bitset 120 B/entry."
+    ]
+    assert report.retention_bullet(held, 5000, 100) == (
+        "* **Retention:** with 100 entries left after a 5,000 peak, the hash layouts keep their "
+        "peak arrays: open-hash-bitset 512 KiB against the TreeMap's 10 KiB."
+    )
+    assert report.speed_bullet(direction) == (
+        "* **Speed:** the cost model picks the seed's JMH winner in 2 of 3 cells; the primitive "
+        "layout touches fewer cache lines in 2 of them."
+    )
+    assert report.reproduction_bullet({"reproduced": 24}, 24, 0.012).endswith(
+        "the JVM model is within 1.2% of every reproduced one."
+    )
+    assert [h.value for h in report.headlines(jvm, direction, 0.012)] == ["1 MiB", "2 of 3 cells"]

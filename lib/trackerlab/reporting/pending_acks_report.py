@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from trackerlab.experiments import pending_acks_op_cost as op_cost
 from trackerlab.experiments import pending_acks_sizes as sizes
 from trackerlab.experiments.reproduce import describe_counts
 from trackerlab.models.pending_acks import LAYOUTS
@@ -21,6 +22,7 @@ LAYOUT_ORDER: list[str] = list(LAYOUTS)
 SHORT: dict[str, str] = {name: name.removeprefix("pending-acks-") for name in LAYOUT_ORDER}
 OLD, NEW = "pending-acks-treemap", "pending-acks-open-hash-bitset"  # the seed's two columns
 KIB, MIB = 1024, 1024**2
+REPRO_IDS: list[str] = [f"N{i}" for i in range(20, 44)]  # #26024's JOL numbers (section 1)
 
 DATASET_COLUMNS: dict[str, str | Column] = {
     "dataset": "dataset",
@@ -109,6 +111,12 @@ def by_dataset(table: pd.DataFrame, value: str) -> pd.DataFrame:
     return table.pivot(index="case", columns="layout", values=value)[LAYOUT_ORDER].loc[order]
 
 
+def seed_sizes(python_sizes: bool) -> pd.DataFrame:
+    """``sizes.size_table`` of every layout on the seed's datasets (Python-real bytes too
+    when ``python_sizes``)."""
+    return sizes.size_table(LAYOUT_ORDER, sizes.SEED_CASES, python=python_sizes)
+
+
 def dataset_table(wide: pd.DataFrame) -> pd.DataFrame:
     """:func:`by_dataset` with short layout names, for :data:`DATASET_COLUMNS`."""
     return wide.rename(columns=SHORT).rename_axis("dataset")
@@ -151,12 +159,27 @@ def plot_window_grid(grid: pd.DataFrame, window_sizes: Sequence[int]) -> None:
     legend_outside(fig)
 
 
+def window_grid(window_sizes: Sequence[int], ledger_spreads: Sequence[int]) -> pd.DataFrame:
+    """``sizes.bytes_per_entry_grid`` of every layout over the windows and ledger spreads."""
+    return sizes.bytes_per_entry_grid(LAYOUT_ORDER, window_sizes, ledger_spreads)
+
+
 def window_table(grid: pd.DataFrame) -> pd.DataFrame:
     """JVM bytes per entry by (window, ledgers), one column per layout (short names)."""
     wide = grid.pivot_table(
         index=["window", "ledgers"], columns="layout", values="jvm_bytes_per_entry"
     )
     return wide[LAYOUT_ORDER].rename(columns=SHORT)
+
+
+def show_window_table(grid: pd.DataFrame) -> None:
+    """:func:`window_table` as a reader's table."""
+    show_table(
+        window_table(grid),
+        WINDOW_COLUMNS,
+        name="bytes-per-entry",
+        caption="JVM bytes per pending entry",
+    )
 
 
 def retention(peak: int, keep: int) -> pd.DataFrame:
@@ -233,6 +256,24 @@ def plot_stuck_entry(stuck: pd.DataFrame, window: int) -> None:
     legend_outside(ax)
 
 
+def bench_costs(ledgers: Sequence[int], entries: int, ops: int, repeats: int) -> pd.DataFrame:
+    """``op_cost.run_bench`` of every layout over the seed's cycles at ``ledgers`` spreads:
+    ``entries`` pending entries, ``ops`` operations per run, the best of ``repeats``."""
+    cfg = op_cost.BenchConfig(
+        layouts=tuple(LAYOUT_ORDER),
+        ledgers=tuple(ledgers),
+        entries=entries,
+        ops=ops,
+        repeats=repeats,
+    )
+    return op_cost.run_bench(cfg)
+
+
+def seed_direction(costs: pd.DataFrame) -> pd.DataFrame:
+    """``op_cost.seed_direction``: the seed's JMH winner of each cell against the models'."""
+    return op_cost.seed_direction(costs)
+
+
 def ratio_table(costs: pd.DataFrame, value: str) -> pd.DataFrame:
     """``value`` (``touch_ratio``, ``time_ratio``) of ``run_bench`` by (cycle, ledgers), one
     column per layout (short names), cycles in run order."""
@@ -273,6 +314,117 @@ def plot_direction(direction: pd.DataFrame) -> None:
     legend_outside(ax)
 
 
+def show_direction(direction: pd.DataFrame) -> None:
+    """:func:`seed_direction` as a reader's table."""
+    show_table(
+        direction,
+        DIRECTION_COLUMNS,
+        caption="The seed's JMH direction against the models",
+        max_rows=40,
+    )
+
+
+def one_ledger(jvm: pd.DataFrame) -> tuple[int, pd.Series]:
+    """The largest seed dataset with one ledger: its entries and its row of
+    :func:`by_dataset` (JVM bytes per layout)."""
+    entries = max(e for e, n in sizes.SEED_CASES if n == 1)
+    return entries, jvm.loc[case_label(entries, 1)]
+
+
+def touch_wins(direction: pd.DataFrame) -> int:
+    """Cells of :func:`seed_direction` where open-hash-bitset touches fewer cache lines."""
+    return int((direction["touch_change"] < 0).sum())
+
+
+def touches_agree(direction: pd.DataFrame) -> int:
+    """Cells of :func:`seed_direction` where the touches pick the seed's JMH winner."""
+    return int(direction["touches_agree"].sum()) if not direction.empty else 0
+
+
+def answer(jvm: pd.DataFrame, held: pd.Series, direction: pd.DataFrame, retention_keep: int) -> str:
+    """The report's answer: one ledger's bytes, the cycles won, the stuck tail."""
+    entries, row = one_ledger(jvm)
+    old, new = row[OLD], row[NEW]
+    return (
+        f"For {entries:,} pending entries of one ledger, #26024's open-hash-bitset layout "
+        f"holds {format_bytes(new)} ({format_number(new / entries, 3)} B/entry) against "
+        f"{format_bytes(old)} ({format_number(old / entries, 3)} B/entry) for the TreeMap it "
+        f"replaces; it touches fewer cache lines in {touch_wins(direction)} of {len(direction)} "
+        f"benchmark cycles, but a stuck tail of {retention_keep:,} entries keeps "
+        f"{format_bytes(held[NEW])} against {format_bytes(held[OLD])}."
+    )
+
+
+def headlines(jvm: pd.DataFrame, direction: pd.DataFrame, worst: float) -> list[Headline]:
+    """The index's figures: one ledger's open-hash-bitset bytes and the JMH winners matched."""
+    entries, row = one_ledger(jvm)
+    return [
+        Headline(
+            f"open-hash-bitset, {entries:,} entries in 1 ledger",
+            format_bytes(row[NEW]),
+            f"TreeMap {format_bytes(row[OLD])}; JVM model within {format_percent(worst)} of "
+            "every reproduced JOL number",
+        ),
+        Headline(
+            "JMH winner matched by the cost model",
+            f"{touches_agree(direction)} of {len(direction)} cells",
+            "estimated cache lines touched, treemap against open-hash-bitset",
+        ),
+    ]
+
+
+def reproduction_bullet(counts: dict[str, int], published: int, worst: float) -> str:
+    """How many of the ``published`` JOL numbers the JVM model reproduces."""
+    return (
+        f"* **Reproduction** of the {published} JOL numbers: {describe_counts(counts)}; the JVM "
+        f"model is within {format_percent(worst)} of every reproduced one."
+    )
+
+
+def smallest_bullet(jvm: pd.DataFrame) -> str:
+    """The smallest layout for the one-ledger dataset, against the TreeMap."""
+    entries, row = one_ledger(jvm)
+    smallest = str(row.idxmin())  # a layout name (the column labels are str)
+    return (
+        f"* **Smallest layout** for {entries:,} entries in one ledger: {SHORT[smallest]} with "
+        f"{format_bytes(row[smallest])} ({format_number(row[smallest] / entries, 3)} B/entry); "
+        f"the TreeMap needs {format_number(row[OLD] / row[smallest], 2)}× as much."
+    )
+
+
+def window_bullets(grid: pd.DataFrame, window_sizes: Sequence[int]) -> list[str]:
+    """Per window: the cheapest and dearest layout at the widest ledger spread."""
+    lines = []
+    for window in window_sizes:
+        part = grid[grid["window"] == window]
+        spread = part.ledgers.max()
+        at = part[part.ledgers == spread].set_index("layout").jvm_bytes_per_entry
+        lines.append(
+            f"* **Window of {window:,} entries over {spread} ledgers:** {SHORT[at.idxmin()]} "
+            f"{format_number(at.min(), 3)} B/entry, {SHORT[at.idxmax()]} "
+            f"{format_number(at.max(), 3)} B/entry."
+        )
+    return lines
+
+
+def retention_bullet(held: pd.Series, retention_peak: int, retention_keep: int) -> str:
+    """The tail held after the peak: open-hash-bitset against the TreeMap."""
+    return (
+        f"* **Retention:** with {retention_keep:,} entries left after a {retention_peak:,} peak, "
+        f"the hash layouts keep their peak arrays: open-hash-bitset {format_bytes(held[NEW])} "
+        f"against the TreeMap's {format_bytes(held[OLD])}."
+    )
+
+
+def speed_bullet(direction: pd.DataFrame) -> str:
+    """The seed's JMH winners matched by the cost model, and the cells won on touches."""
+    return (
+        f"* **Speed:** the cost model picks the seed's JMH winner in {touches_agree(direction)} "
+        f"of {len(direction)} cells; the primitive layout touches fewer cache lines in "
+        f"{touch_wins(direction)} of them."
+    )
+
+
 def conclusions(
     jvm: pd.DataFrame,
     grid: pd.DataFrame,
@@ -288,67 +440,19 @@ def conclusions(
 ) -> Findings:
     """The report's answer, headlines and bullets from the seed datasets (:func:`by_dataset`
     of JVM bytes), the window grid, the held tail (:func:`held_bytes`) and the JMH direction
-    (``seed_direction``); ``worst`` is :func:`worst_reproduced`.
+    (:func:`seed_direction`); ``worst`` is :func:`worst_reproduced`.
 
-    The one-ledger dataset is the largest seed dataset with one ledger; each window bullet
-    quotes the cheapest and dearest layout at the window's widest ledger spread.
+    The one-ledger dataset is the largest seed dataset with one ledger (:func:`one_ledger`);
+    each window bullet quotes the cheapest and dearest layout at the window's widest ledger
+    spread.
     """
-    entries = max(e for e, n in sizes.SEED_CASES if n == 1)
-    row = jvm.loc[case_label(entries, 1)]
-    old, new = row[OLD], row[NEW]
-    smallest = str(row.idxmin())  # a layout name (the column labels are str)
-    wins = direction[direction["touch_change"] < 0]
-    agree = int(direction["touches_agree"].sum()) if not direction.empty else 0
-    tail_new, tail_old = held[NEW], held[OLD]
-    cells = len(direction)
-
-    findings = Findings(
-        answer=(
-            f"For {entries:,} pending entries of one ledger, #26024's open-hash-bitset layout "
-            f"holds {format_bytes(new)} ({format_number(new / entries, 3)} B/entry) against "
-            f"{format_bytes(old)} ({format_number(old / entries, 3)} B/entry) for the TreeMap it "
-            f"replaces; it touches fewer cache lines in {len(wins)} of {cells} benchmark cycles, "
-            f"but a stuck tail of {retention_keep:,} entries keeps {format_bytes(tail_new)} "
-            f"against {format_bytes(tail_old)}."
-        )
-    )
-    findings.headlines += [
-        Headline(
-            f"open-hash-bitset, {entries:,} entries in 1 ledger",
-            format_bytes(new),
-            f"TreeMap {format_bytes(old)}; JVM model within {format_percent(worst)} of every "
-            "reproduced JOL number",
-        ),
-        Headline(
-            "JMH winner matched by the cost model",
-            f"{agree} of {cells} cells",
-            "estimated cache lines touched, treemap against open-hash-bitset",
-        ),
+    findings = Findings(answer=answer(jvm, held, direction, retention_keep))
+    findings.headlines += headlines(jvm, direction, worst)
+    findings.lines += [
+        reproduction_bullet(counts, published, worst),
+        smallest_bullet(jvm),
+        *window_bullets(grid, window_sizes),
+        retention_bullet(held, retention_peak, retention_keep),
+        speed_bullet(direction),
     ]
-    lines = findings.lines
-    lines += [
-        f"* **Reproduction** of the {published} JOL numbers: {describe_counts(counts)}; the JVM "
-        f"model is within {format_percent(worst)} of every reproduced one.",
-        f"* **Smallest layout** for {entries:,} entries in one ledger: {SHORT[smallest]} with "
-        f"{format_bytes(row[smallest])} ({format_number(row[smallest] / entries, 3)} B/entry); "
-        f"the TreeMap needs {format_number(old / row[smallest], 2)}× as much.",
-    ]
-    for window in window_sizes:
-        part = grid[grid["window"] == window]
-        spread = part.ledgers.max()
-        at = part[part.ledgers == spread].set_index("layout").jvm_bytes_per_entry
-        lines.append(
-            f"* **Window of {window:,} entries over {spread} ledgers:** {SHORT[at.idxmin()]} "
-            f"{format_number(at.min(), 3)} B/entry, {SHORT[at.idxmax()]} "
-            f"{format_number(at.max(), 3)} B/entry."
-        )
-    lines.append(
-        f"* **Retention:** with {retention_keep:,} entries left after a {retention_peak:,} peak, "
-        f"the hash layouts keep their peak arrays: open-hash-bitset {format_bytes(tail_new)} "
-        f"against the TreeMap's {format_bytes(tail_old)}."
-    )
-    lines.append(
-        f"* **Speed:** the cost model picks the seed's JMH winner in {agree} of {cells} cells; "
-        f"the primitive layout touches fewer cache lines in {len(wins)} of them."
-    )
     return findings
