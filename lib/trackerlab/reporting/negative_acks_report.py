@@ -288,7 +288,7 @@ def plot_random_subsets(
     ax.plot(f, subsets.jvm_b_per_entry, "o-", label="time buckets (JVM model)")
     ax.plot(f, subsets.python_b_per_entry, "s--", mfc="none", label="time buckets (Python-real)")
     ax.plot(f, subsets.entropy_b_per_entry.clip(lower=1e-3), "k:", label="entropy bound")
-    pair_map_b = base.loc["nack-pair-map", "jvm_b_per_entry"]
+    pair_map_b = float(base["jvm_b_per_entry"]["nack-pair-map"])
     ax.axhline(pair_map_b, color="C3", lw=1, label="B: pair hash map (JVM model)")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -317,7 +317,7 @@ def sparse_subset(subsets: pd.DataFrame) -> tuple[pd.Series | None, float]:
     """The random subset with the largest share below 1 (None if none), and the JVM bytes
     per entry when every message is nacked (NaN if not swept)."""
     partial = subsets[subsets.fraction < 1]
-    sparse = partial.loc[partial.fraction.idxmax()] if len(partial) else None
+    sparse = partial.iloc[int(partial.fraction.argmax())] if len(partial) else None
     every = subsets[subsets.fraction >= 1]
     every_b = float(every.jvm_b_per_entry.iloc[0]) if len(every) else float("nan")
     return sparse, every_b
