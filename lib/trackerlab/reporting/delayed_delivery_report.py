@@ -429,15 +429,8 @@ def conclusions(
     heap_steady = float(spread.steady_heap_b.median())
     rate_per_s = format_number(random_rate_per_ms * 1000)
     findings = Findings()
-
     if chosen is not None:
-        findings.answer = (
-            f"At the default {format_number(default_tick)} ms tick, time buckets cost "
-            f"{format_number(fixed_default, 2)} B/entry when every message has the same delay "
-            f"and {format_number(chosen.steady_buckets_b, 2)} B/entry in steady state with "
-            f"delays {format_delay(chosen.delay)}; the triple heap costs "
-            f"{format_number(heap_steady, 2)} B/entry either way (at {rate_per_s} msg/s)."
-        )
+        findings.answer = _answer(default_tick, fixed_default, chosen, heap_steady, rate_per_s)
     findings.headlines.append(
         Headline(
             f"time buckets, fixed delay, {format_number(default_tick)} ms tick",
@@ -446,45 +439,80 @@ def conclusions(
         )
     )
     if worst is not None:
-        findings.headlines.append(
-            Headline(
-                f"time buckets, delays {format_delay(worst.delay)}",
-                f"{format_number(worst.steady_buckets_b, 3)} B/entry in steady state",
-                f"a snapshot of the first {format_number(random_messages)} messages shows "
-                f"{format_number(worst.jvm_b_per_entry, 3)} B/entry",
-            )
-        )
-
-    lines = findings.lines
-    lines.append(
+        findings.headlines.append(_dearest_headline(worst, random_messages))
+    findings.lines.append(
         f"* **Reproduction** of the {published} published numbers, once the Java objects are "
         f"counted: {describe_counts(counts)} (the blog's AES formula is the payload only)."
     )
-    lines.append(
-        f"* **Fixed delays:** at the default {format_number(default_tick)} ms tick time buckets "
-        f"cost {format_number(fixed_default, 3)} B/entry against the heap's "
-        f"{format_number(heap_b, 3)} B ({format_number(heap_b / fixed_default, 2)}× less); "
-        f"at a {format_number(coarse_tick)} ms tick {format_number(fixed_coarse, 3)} B/entry "
-        f"({format_number(heap_b / fixed_coarse, 2)}× less)."
-    )
-    if run_optimize:
-        lines.append(
-            f"* **Run containers** (not in Java) would bring the {format_number(default_tick)} "
-            f"ms point to {format_number(runs_default, 3)} B/entry, "
-            f"{format_number(fixed_default / runs_default, 2)}× below Java's bitmaps."
-        )
-    for row in spread_rows:
-        verdict = "more" if row.steady_buckets_b > row.steady_heap_b else "less"
-        lines.append(
-            f"* **Delays {format_delay(row.delay)}:** {format_number(row.steady_buckets_b, 3)} "
-            f"B/entry in steady state, {verdict} than the heap's "
-            f"{format_number(row.steady_heap_b, 3)} B; the snapshot of the first "
-            f"{format_number(random_messages)} messages shows "
-            f"{format_number(row.jvm_b_per_entry, 3)} B/entry because it spreads "
-            f"{format_number(row.entries)} entries over {format_number(row.bitmaps)} bitmaps."
-        )
-    lines.append(
+    findings.lines += _tick_bullets(
+        (default_tick, fixed_default, runs_default), (coarse_tick, fixed_coarse), heap_b,
+        run_optimize,
+    )  # fmt: skip
+    findings.lines += [_delay_bullet(row, random_messages) for row in spread_rows]
+    findings.lines.append(
         "* Pick the design by delay profile: the massive-delayed-messages report compares all "
         "four designs over days, with retention and restart costs."
     )
     return findings
+
+
+def _answer(
+    default_tick: float, fixed_b: float, chosen: DelayRow, heap_b: float, rate_per_s: str
+) -> str:
+    """The answer: time buckets at the default tick, fixed and spread, against the heap."""
+    return (
+        f"At the default {format_number(default_tick)} ms tick, time buckets cost "
+        f"{format_number(fixed_b, 2)} B/entry when every message has the same delay "
+        f"and {format_number(chosen.steady_buckets_b, 2)} B/entry in steady state with "
+        f"delays {format_delay(chosen.delay)}; the triple heap costs "
+        f"{format_number(heap_b, 2)} B/entry either way (at {rate_per_s} msg/s)."
+    )
+
+
+def _dearest_headline(worst: DelayRow, random_messages: int) -> Headline:
+    """The headline of the delay dearest in steady state, with its snapshot's figure."""
+    return Headline(
+        f"time buckets, delays {format_delay(worst.delay)}",
+        f"{format_number(worst.steady_buckets_b, 3)} B/entry in steady state",
+        f"a snapshot of the first {format_number(random_messages)} messages shows "
+        f"{format_number(worst.jvm_b_per_entry, 3)} B/entry",
+    )
+
+
+def _tick_bullets(
+    default: tuple[float, float, float],
+    coarse: tuple[float, float],
+    heap_b: float,
+    run_optimize: bool,
+) -> list[str]:
+    """Fixed delays at the default and the coarsest tick against the heap, and (when run
+    containers were swept) what they would save. ``default``: (tick ms, B/entry, B/entry with
+    run containers); ``coarse``: (tick ms, B/entry)."""
+    (tick, fixed_b, runs_b), (coarse_tick, coarse_b) = default, coarse
+    lines = [
+        f"* **Fixed delays:** at the default {format_number(tick)} ms tick time buckets "
+        f"cost {format_number(fixed_b, 3)} B/entry against the heap's "
+        f"{format_number(heap_b, 3)} B ({format_number(heap_b / fixed_b, 2)}× less); "
+        f"at a {format_number(coarse_tick)} ms tick {format_number(coarse_b, 3)} B/entry "
+        f"({format_number(heap_b / coarse_b, 2)}× less)."
+    ]
+    if run_optimize:
+        lines.append(
+            f"* **Run containers** (not in Java) would bring the {format_number(tick)} "
+            f"ms point to {format_number(runs_b, 3)} B/entry, "
+            f"{format_number(fixed_b / runs_b, 2)}× below Java's bitmaps."
+        )
+    return lines
+
+
+def _delay_bullet(row: DelayRow, random_messages: int) -> str:
+    """One delay's steady-state bytes against the heap's, and why its snapshot differs."""
+    verdict = "more" if row.steady_buckets_b > row.steady_heap_b else "less"
+    return (
+        f"* **Delays {format_delay(row.delay)}:** {format_number(row.steady_buckets_b, 3)} "
+        f"B/entry in steady state, {verdict} than the heap's "
+        f"{format_number(row.steady_heap_b, 3)} B; the snapshot of the first "
+        f"{format_number(random_messages)} messages shows "
+        f"{format_number(row.jvm_b_per_entry, 3)} B/entry because it spreads "
+        f"{format_number(row.entries)} entries over {format_number(row.bitmaps)} bitmaps."
+    )
