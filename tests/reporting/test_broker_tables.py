@@ -24,14 +24,6 @@ from trackerlab.reporting.tables import TABLE_MIME
 matplotlib.use("Agg")
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The bundles the show functions display."""
-    bundles = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: bundles.append(obj))
-    return bundles
-
-
 def test_one_comparison_table_per_experiment_without_empty_columns(folder, shown):  # noqa: F811
     show_broker_comparisons(stored.read_results(folder))
     assert len(shown) == 3  # delayed, nack, pending-acks

@@ -179,14 +179,6 @@ def test_dearest_in_steady_state_skips_missing_values() -> None:
     assert report.dearest_in_steady_state([]) is None
 
 
-@pytest.fixture
-def shown(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
-    """The bundles the report's tables display."""
-    bundles: list[dict[str, object]] = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: bundles.append(obj))
-    return bundles
-
-
 def _html(bundle: dict[str, object]) -> str:
     text = bundle["text/html"]
     assert isinstance(text, str)

@@ -158,14 +158,6 @@ def test_precision_and_random_subsets_pass_the_notebook_parameters() -> None:
     assert subsets.messages_per_bucket.tolist() == [8192, 8192]  # 8 * 2^10
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The bundles the functions display."""
-    out: list = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: out.append(obj))
-    return out
-
-
 def test_show_functions_show_their_captions(shown) -> None:
     grid = report.bucket_grid(4096, [1.0], [8, 10], 50_000, "fixed:60s", run_optimize=True)
     report.show_grid(grid, 4096, "fixed:60s")

@@ -127,14 +127,6 @@ def test_conclusions_state_the_numbers_of_the_frames() -> None:
     assert len(lines) == 5
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The bundles the functions display."""
-    out: list = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: out.append(obj))
-    return out
-
-
 def test_show_held_shows_the_held_table_and_returns_the_held_bytes(shown) -> None:
     timeline = pd.DataFrame(
         {

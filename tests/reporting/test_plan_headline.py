@@ -47,14 +47,6 @@ def test_notes_escape_and_close_each_warning():
     assert plan_notes(_plan()) == []
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The bundles and Markdown the functions display."""
-    out = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: out.append(obj))
-    return out
-
-
 def test_choices_section_shows_the_table_and_figure_when_a_budget_is_asked(shown):
     import matplotlib
 

@@ -9,15 +9,6 @@ import pytest
 from trackerlab.reporting import Column, show_table
 from trackerlab.reporting.tables import REPORT_NAME_ENV, TABLE_MIME, format_table
 
-
-@pytest.fixture
-def shown(monkeypatch):
-    """The bundles show_table displays."""
-    bundles = []
-    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: bundles.append(obj))
-    return bundles
-
-
 FRAME = pd.DataFrame(
     {
         "rate_per_ms": [1.0, 8.0, 50.0],

@@ -241,21 +241,28 @@ class _Run:
 
     def read(self, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Keys ``lo:hi`` as int64 columns (tick, ledger, entry). O(hi - lo)."""
-        cols = self.open()
-        return tuple(  # type: ignore[return-value]  # three columns: a 3-tuple; mypy sees tuple[ndarray, ...]
-            np.asarray(c[lo:hi]).astype(np.int64) + b for c, b in zip(cols, self.bases, strict=True)
+        (t, led, e), (bt, bl, be) = self.open(), self.bases
+        return (
+            np.asarray(t[lo:hi]).astype(np.int64) + bt,
+            np.asarray(led[lo:hi]).astype(np.int64) + bl,
+            np.asarray(e[lo:hi]).astype(np.int64) + be,
         )
 
 
 def _spill(folder: Path, index: int, t, led, e) -> _Run:
-    paths, bases = [], []
-    for name, col in (("t", t), ("l", led), ("e", e)):
-        base, packed = _pack(col)
-        path = folder / f"run{index:06d}-{name}.npy"
-        np.save(path, packed)
-        paths.append(path)
-        bases.append(base)
-    return _Run(tuple(paths), tuple(bases), len(t))  # type: ignore[arg-type]  # tuple(list) is tuple[X, ...]; _Run declares the same variable-length tuples
+    """Three columns written as one sorted run (offsets from their bases). O(len(t))."""
+    (pt, bt), (pl, bl), (pe, be) = (
+        _spill_column(folder / f"run{index:06d}-{name}.npy", col)
+        for name, col in (("t", t), ("l", led), ("e", e))
+    )
+    return _Run((pt, pl, pe), (bt, bl, be), len(t))
+
+
+def _spill_column(path: Path, col) -> tuple[Path, int]:
+    """One column stored packed at ``path``, with its base. O(len(col))."""
+    base, packed = _pack(col)
+    np.save(path, packed)
+    return path, base
 
 
 def sort_keys(
