@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -226,6 +227,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {what}")
     if os.environ.get(tiers.FAST_ENV) == "1":
         tiers.install_guard(lambda: os.environ.get("PYTEST_CURRENT_TEST", "a test"))
+    restore_ctrl_c()
+
+
+def restore_ctrl_c() -> None:
+    """Give this process (and so the programs the tests start) Python's Ctrl-C handling back
+    when SIGINT arrives ignored: a shell without job control starts a background job (``make
+    test &``, ``nohup``) with SIGINT ignored, children inherit that through exec, and the
+    Ctrl-C tests would see programs that never stop (a run here: 3 failures, exit 0)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
