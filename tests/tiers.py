@@ -40,7 +40,7 @@ FILES = {
 }
 #: Tests (node ids, or their prefix up to a parameter) that carry a marker. ``jvm`` and
 #: ``spark`` ones were found by the guard below; ``slow`` ones took 4 s or more of one
-#: worker's time in a fast-tier run on 2 cores (``pytest --durations=60``, 2026-11-28).
+#: worker's time in a fast-tier run on 2 cores (``pytest --durations=60``, 2026-11-28; the second group on 2026-11-28 at 1,605 tests).
 NODES = {
     "tests/core/test_java_runtime.py::test_this_machine_has_java_17_or_newer": "jvm",
     "tests/experiments/test_real_broker_receiver_queue.py::test_written_runs_read_back_and_a_damaged_file_is_named": "jvm",
@@ -48,6 +48,14 @@ NODES = {
     "tests/planner/test_fleet.py::test_spark_gives_the_same_fleet": "spark",
     "tests/test_skip_rule.py::test_a_compile_error_in_the_probe_sources_fails_not_skips": "jvm",
     "tests/test_skip_rule.py::test_no_javac_skips": "jvm",
+    "tests/experiments/test_design_lab_realistic.py::test_sorted_chunks_is_never_refused_and_sized_in_every_cell": "slow",
+    "tests/models/proposals/test_sorted_chunks.py::test_a_splice_never_shrinks": "slow",
+    "tests/experiments/test_pending_acks_experiments.py::test_every_seed_002_number_is_reproduced_within_three_percent": "slow",
+    "tests/faults/test_damaged_sweeps.py::test_unreadable_manifest_and_points_are_one_line": "slow",
+    "tests/faults/test_hostile.py::test_sweep_out_gets_the_refusals_of_report_out": "slow",
+    "tests/planner/test_compare.py::test_each_column_is_the_release_s_own_plan": "slow",
+    "tests/commands/test_cli_simulate.py::test_bench_runs_a_short_case_beside_the_stored_legacy_ratio": "slow",
+    "tests/commands/test_cli.py::test_notebooks_lists_parameters": "slow",
     "tests/planner/test_plan_properties.py::test_fast_is_within_its_bound_of_exact": "slow",
     "tests/planner/test_plan_properties.py::test_a_plan_answers_or_refuses_in_one_line": "slow",
     "tests/planner/test_fleet.py::test_a_long_tail_fleet_is_interpolated_within_its_stated_deviation": "slow",
