@@ -40,7 +40,7 @@ FILES = {
 }
 #: Tests (node ids, or their prefix up to a parameter) that carry a marker. ``jvm`` and
 #: ``spark`` ones were found by the guard below; ``slow`` ones took 4 s or more of one
-#: worker's time in a fast-tier run on 2 cores (``pytest --durations=60``, 2026-11-28; the second group on 2026-11-28 at 1,605 tests).
+#: worker's time in a fast-tier run on 2 cores (``pytest --durations=60``, 2026-11-28; a second group of 3.5 s or more on 2026-11-28 at 1,605 tests).
 NODES = {
     "tests/core/test_java_runtime.py::test_this_machine_has_java_17_or_newer": "jvm",
     "tests/experiments/test_real_broker_receiver_queue.py::test_written_runs_read_back_and_a_damaged_file_is_named": "jvm",
@@ -56,6 +56,11 @@ NODES = {
     "tests/planner/test_compare.py::test_each_column_is_the_release_s_own_plan": "slow",
     "tests/commands/test_cli_simulate.py::test_bench_runs_a_short_case_beside_the_stored_legacy_ratio": "slow",
     "tests/commands/test_cli.py::test_notebooks_lists_parameters": "slow",
+    "tests/commands/test_cli.py::test_wrong_type_in_fixture_profile": "slow",
+    "tests/planner/test_plan.py::test_terminal_table_lists_assumptions_and_units": "slow",
+    "tests/commands/test_cli_versions.py::test_simulate_delayed_names_the_version_and_runs_its_designs": "slow",
+    "tests/commands/test_cli_versions.py::test_4_0_5_and_4_1_differ_by_the_views_and_one_atomic_long": "slow",
+    "tests/commands/test_cli_simulate_delayed.py::test_simulate_delayed_profile": "slow",
     "tests/planner/test_plan_properties.py::test_fast_is_within_its_bound_of_exact": "slow",
     "tests/planner/test_plan_properties.py::test_a_plan_answers_or_refuses_in_one_line": "slow",
     "tests/planner/test_fleet.py::test_a_long_tail_fleet_is_interpolated_within_its_stated_deviation": "slow",
