@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trackerlab.models.delayed.aggregated import Topic, _entries_for_keys, _uniform_of
+from trackerlab.models.delayed.aggregated import Topic, _entries_for_keys
 from trackerlab.workloads.delay_spec import DelaySpec
 
 
@@ -38,12 +38,3 @@ def test_point_masses_in_one_bucket_share_its_ids_by_their_weights():
     keys = 20_480 + width * np.arange(16, dtype=np.int64)
     got = _per_key("empirical:10s@0.2,10.1s@0.3,10.2s@0.5", keys, width, t, 1)
     assert np.all(got <= 563) and abs(got.mean() - 512) < 12
-
-
-def test_the_uniform_of_an_index_is_stable_and_flat():
-    idx = np.arange(200_000, dtype=np.int64)
-    u = _uniform_of(idx, 12345)
-    np.testing.assert_array_equal(u, _uniform_of(idx, 12345))
-    assert u.min() >= 0.0 and u.max() < 1.0
-    assert abs(u.mean() - 0.5) < 0.005
-    assert not np.array_equal(u, _uniform_of(idx, 54321))

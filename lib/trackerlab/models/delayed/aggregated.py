@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import trackerlab.core.rng as rng_core
 import trackerlab.models.delayed.pip195_tracker as bt
 from trackerlab.models.delayed.bucketed_tracker import precision_bits_for_tick
 from trackerlab.models.delayed.delay_levels import DelayLevelTopicPartitionStrategy
@@ -274,17 +275,6 @@ def heap_design(topic: Topic, retention: Retention, settings: Settings) -> Desig
 # --------------------------------------------------------------------------- (b) time buckets
 
 
-def _uniform_of(idx: np.ndarray, salt: int) -> np.ndarray:
-    """A uniform in [0, 1) per message index, the same for one index wherever it is drawn
-    (SplitMix64's finalizer of ``idx + salt``). O(len(idx))."""
-    z = idx.astype(np.uint64) + np.uint64(salt)
-    with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-    return (z >> np.uint64(11)).astype(np.float64) / float(1 << 53)
-
-
 def _entries_for_keys(
     topic: Topic, keys: np.ndarray, width: int, t: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -296,7 +286,7 @@ def _entries_for_keys(
     last = math.floor(t * r)  # entries 0..last-1 published by t
     for cluster in delays.atom_clusters(delays.atoms(topic.spec), width):
         # a message takes one delay: within a group of atoms whose windows overlap, one
-        # uniform per message (hashed from its index) picks its atom, so no id lands twice
+        # uniform per message (counter-based on its index) picks its atom: no id lands twice
         salt = int(rng.integers(1 << 62)) if len(cluster) > 1 else 0
         below = 0.0
         for delay, p in cluster:
@@ -312,7 +302,7 @@ def _entries_for_keys(
                 offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
                 idx = i_lo[owner] + offsets
                 if len(cluster) > 1:
-                    u = _uniform_of(idx, salt)
+                    u = rng_core.uniforms_at(salt, 0, idx)
                     keep = (u >= below) & (u < below + p)
                     owner, idx = owner[keep], idx[keep]
                 elif p < 1.0:
