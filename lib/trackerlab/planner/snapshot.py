@@ -117,19 +117,9 @@ def _cards(stream, key, a, b, width, rng, t: float = math.inf) -> tuple[np.ndarr
         top = np.minimum(top, math.floor(t + stream.visible_ms) + 1)
     indexed = [(d, p) for d, p in delay_forms.atoms(stream.delay) if d > stream.admit_after_ms]
     for cluster in delay_forms.atom_clusters(indexed, width):
-        if len(cluster) == 1:
-            ((d, p),) = cluster
-            w_lo = np.clip(key - d, a, b)
-            w_hi = np.clip(top - d, a, b)
-            n = np.maximum(np.ceil(w_hi * r) - np.ceil(w_lo * r), 0).astype(np.int64)
-            q = stream.share * p
-            c = n if q >= 1 else rng.binomial(n, q)
-            card += c
-            runs += np.where(q >= 1, np.minimum(c, 1), _random_runs(c, n, rng))
-        else:
-            c, cluster_runs = _atom_cluster_cards(stream, cluster, key, top, a, b, rng)
-            card += c
-            runs += cluster_runs
+        c, cluster_runs = _atom_cluster_cards(stream, cluster, key, top, a, b, rng)
+        card += c
+        runs += cluster_runs
     for part, p in delay_forms.continuous_parts(stream.delay):
         g = delay_forms.SpecDelay(part).cdf_integral
         mu = g(top - a) - g(top - b) - g(key - a) + g(key - b)
